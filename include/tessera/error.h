@@ -1,0 +1,29 @@
+#pragma once
+// The errors Tessera reports to its users.
+
+#include <stdexcept>
+#include <string>
+
+namespace tessera {
+
+// A mistake in a definition or a schedule, reported where it is made or when the pipeline is
+// lowered. The message names the Func and the Var and says what to do instead.
+class CompileError : public std::runtime_error {
+public:
+    explicit CompileError(const std::string& message) : std::runtime_error(message) {}
+};
+
+// A bad input when a compiled pipeline runs: a buffer of the wrong type or dimensionality, too
+// small for the region the pipeline reads, an unset ImageParam. Detected before any access.
+class RuntimeError : public std::runtime_error {
+public:
+    explicit RuntimeError(const std::string& message) : std::runtime_error(message) {}
+};
+
+// A broken invariant inside the compiler: a Tessera bug, never a user's mistake.
+class InternalError : public std::logic_error {
+public:
+    explicit InternalError(const std::string& message) : std::logic_error(message) {}
+};
+
+}  // namespace tessera

@@ -1,0 +1,113 @@
+#include "ir/ir_util.h"
+
+#include <limits>
+
+#include "ir/visitor.h"
+#include "util/error_stream.h"
+
+namespace tessera::ir {
+
+std::optional<int64_t> as_const_int(const Expr& e) {
+    if (const IntImm* i = e.as<IntImm>()) return i->value;
+    if (const Broadcast* b = e.as<Broadcast>()) return as_const_int(b->value);
+    return std::nullopt;
+}
+
+std::optional<uint64_t> as_const_uint(const Expr& e) {
+    if (const UIntImm* i = e.as<UIntImm>()) return i->value;
+    if (const Broadcast* b = e.as<Broadcast>()) return as_const_uint(b->value);
+    return std::nullopt;
+}
+
+std::optional<double> as_const_float(const Expr& e) {
+    if (const FloatImm* f = e.as<FloatImm>()) return f->value;
+    if (const Broadcast* b = e.as<Broadcast>()) return as_const_float(b->value);
+    return std::nullopt;
+}
+
+bool is_const(const Expr& e) {
+    return e.defined() && (as_const_int(e) || as_const_uint(e) || as_const_float(e));
+}
+
+bool is_const(const Expr& e, int64_t value) {
+    if (auto i = as_const_int(e)) return *i == value;
+    if (auto u = as_const_uint(e)) return value >= 0 && *u == uint64_t(value);
+    if (auto f = as_const_float(e)) return *f == double(value);
+    return false;
+}
+
+bool is_const_zero(const Expr& e) { return is_const(e, 0); }
+bool is_const_one(const Expr& e) { return is_const(e, 1); }
+
+Expr make_const(Type t, int64_t value) {
+    Type s = t.element_of();
+    Expr c;
+    if (s.is_int()) c = IntImm::make(s, value);
+    else if (s.is_uint()) c = UIntImm::make(s, uint64_t(value));
+    else if (s.is_float()) c = FloatImm::make(s, double(value));
+    else TESSERA_INTERNAL_ERROR << "make_const of type " << type_name(t);
+    return t.is_vector() ? Broadcast::make(c, t.lanes()) : c;
+}
+
+Expr make_const(Type t, double value) {
+    Type s = t.element_of();
+    if (!s.is_float()) return make_const(t, int64_t(value));
+    Expr c = FloatImm::make(s, value);
+    return t.is_vector() ? Broadcast::make(c, t.lanes()) : c;
+}
+
+Expr make_zero(Type t) { return make_const(t, int64_t(0)); }
+Expr make_one(Type t) { return make_const(t, int64_t(1)); }
+Expr make_bool(bool value, int lanes) { return make_const(Bool(lanes), int64_t(value)); }
+Expr const_true(int lanes) { return make_bool(true, lanes); }
+Expr const_false(int lanes) { return make_bool(false, lanes); }
+
+Expr type_min(Type t) {
+    Type s = t.element_of();
+    Expr c;
+    if (s.is_int()) c = IntImm::make(s, s.bits() == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (s.bits() - 1)));
+    else if (s.is_uint()) c = UIntImm::make(s, 0);
+    else if (s.is_float()) c = FloatImm::make(s, -std::numeric_limits<double>::infinity());
+    else TESSERA_INTERNAL_ERROR << "type_min of " << type_name(t);
+    return t.is_vector() ? Broadcast::make(c, t.lanes()) : c;
+}
+
+Expr type_max(Type t) {
+    Type s = t.element_of();
+    Expr c;
+    if (s.is_int()) c = IntImm::make(s, s.bits() == 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (s.bits() - 1)) - 1);
+    else if (s.is_uint()) c = UIntImm::make(s, s.bits() == 64 ? ~uint64_t(0) : (uint64_t(1) << s.bits()) - 1);
+    else if (s.is_float()) c = FloatImm::make(s, std::numeric_limits<double>::infinity());
+    else TESSERA_INTERNAL_ERROR << "type_max of " << type_name(t);
+    return t.is_vector() ? Broadcast::make(c, t.lanes()) : c;
+}
+
+Expr int_var(const std::string& name) { return Variable::make(Int(32), name); }
+
+namespace {
+
+class FindVar : public Visitor {
+public:
+    explicit FindVar(const std::string& n) : name(n) {}
+    const std::string& name;
+    bool found = false;
+
+private:
+    void visit(const Variable* op) override { found = found || op->name == name; }
+};
+
+}  // namespace
+
+bool uses_var(const Expr& e, const std::string& name) {
+    FindVar f(name);
+    f.include(e);
+    return f.found;
+}
+
+bool uses_var(const Stmt& s, const std::string& name) {
+    FindVar f(name);
+    f.include(s);
+    return f.found;
+}
+
+}  // namespace tessera::ir
