@@ -3,6 +3,7 @@
 // operators in <tessera/operators.h>.
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 
@@ -48,5 +49,9 @@ private:
     int node_kind() const;
     std::shared_ptr<const ir::ExprNode> node_;
 };
+
+// Expressions print in the readable form of the IR printer.
+std::ostream& operator<<(std::ostream& out, const Expr& e);
+std::ostream& operator<<(std::ostream& out, const Type& t);
 
 }  // namespace tessera

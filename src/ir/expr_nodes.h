@@ -12,11 +12,14 @@
 
 namespace tessera::lang {
 struct FunctionContents;
+struct ReductionDomainContents;
 struct BufferContents;
 struct ParameterContents;
 }  // namespace tessera::lang
 
 namespace tessera::ir {
+
+using tessera::Expr;
 
 enum class IRKind : uint8_t {
     // Expressions
@@ -93,9 +96,12 @@ struct Variable : ExprNodeOf<Variable, IRKind::Variable> {
     VariableKind var_kind;
     // For a Param, the parameter it reads.
     std::shared_ptr<lang::ParameterContents> param;
+    // For a ReductionVar, the RDom it belongs to.
+    std::shared_ptr<lang::ReductionDomainContents> rdom;
     Variable(Type t, std::string n, VariableKind k) : ExprNodeOf(t), name(std::move(n)), var_kind(k) {}
     static Expr make(Type t, const std::string& name, VariableKind kind = VariableKind::Plain);
     static Expr make_param(Type t, const std::string& name, std::shared_ptr<lang::ParameterContents> p);
+    static Expr make_rvar(const std::string& name, std::shared_ptr<lang::ReductionDomainContents> rdom);
 };
 
 template <typename T, IRKind K>

@@ -83,6 +83,12 @@ Expr Variable::make_param(Type t, const std::string& name, std::shared_ptr<lang:
     return Expr(v);
 }
 
+Expr Variable::make_rvar(const std::string& name, std::shared_ptr<lang::ReductionDomainContents> rdom) {
+    auto v = std::make_shared<Variable>(Int(32), name, VariableKind::ReductionVar);
+    v->rdom = std::move(rdom);
+    return Expr(v);
+}
+
 template <typename T, IRKind K>
 Expr BinaryNode<T, K>::make(Expr a, Expr b) {
     check_same_types(a, b, "binary operator");

@@ -5,8 +5,6 @@
 #include "ir/visitor.h"
 
 namespace tessera::ir {
-namespace {
-
 class Printer : public Visitor {
 public:
     explicit Printer(std::ostream& o) : out(o) {}
@@ -250,14 +248,6 @@ private:
     }
 };
 
-}  // namespace
-
-std::ostream& operator<<(std::ostream& out, const Expr& e) {
-    if (!e.defined()) return out << "(undefined)";
-    Printer(out).include(e);
-    return out;
-}
-
 std::ostream& operator<<(std::ostream& out, const Stmt& s) {
     if (!s.defined()) return out << "(no-op)\n";
     Printer(out).include(s);
@@ -277,3 +267,15 @@ std::string to_string(const Stmt& s) {
 }
 
 }  // namespace tessera::ir
+
+namespace tessera {
+
+std::ostream& operator<<(std::ostream& out, const Expr& e) {
+    if (!e.defined()) return out << "(undefined)";
+    ir::Printer(out).include(e);
+    return out;
+}
+
+std::ostream& operator<<(std::ostream& out, const Type& t) { return out << type_name(t); }
+
+}  // namespace tessera

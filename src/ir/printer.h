@@ -8,7 +8,7 @@
 
 namespace tessera::ir {
 
-std::ostream& operator<<(std::ostream& out, const Expr& e);
+using tessera::operator<<;
 std::ostream& operator<<(std::ostream& out, const Stmt& s);
 std::string to_string(const Expr& e);
 std::string to_string(const Stmt& s);

@@ -1,0 +1,173 @@
+#pragma once
+// Func: a function over an integer domain, defined by a pure definition and optional update
+// definitions, and scheduled separately.
+
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "tessera/buffer.h"
+#include "tessera/expr.h"
+#include "tessera/operators.h"
+#include "tessera/rdom.h"
+#include "tessera/target.h"
+#include "tessera/tuple.h"
+#include "tessera/var.h"
+
+namespace tessera {
+
+namespace lang {
+struct FunctionContents;
+}
+
+class Func;
+class ImageParam;
+class Realization;
+class Pipeline;
+struct Argument;
+
+enum class StmtOutputFormat { Text, HTML };
+
+// One definition of a Func (the pure one or an update), as returned by a definition and by
+// Func::update(i). Scheduling of stages arrives with the loop transformations.
+class Stage {
+public:
+    Stage(std::shared_ptr<lang::FunctionContents> f, int index) : function_(std::move(f)), index_(index) {}
+    // "f.s0" for the pure definition, "f.s1" for the first update, ...
+    std::string name() const;
+    // The loop nest of this stage as a readable string.
+    std::string dump_argument_list() const;
+
+private:
+    std::shared_ptr<lang::FunctionContents> function_;
+    int index_;
+};
+
+// f(x, y): a call to f, or the left-hand side of a definition of f.
+class FuncRef {
+public:
+    FuncRef(std::shared_ptr<lang::FunctionContents> f, std::vector<Expr> args)
+        : function_(std::move(f)), args_(std::move(args)) {}
+
+    // Definitions: a pure definition when f is undefined and every argument is a distinct Var,
+    // otherwise an update.
+    Stage operator=(const Expr& value);
+    Stage operator=(const Tuple& values);
+    Stage operator=(const FuncRef& value);
+    // Updates; when f has no pure definition yet, one is made with the identity of the operator.
+    Stage operator+=(const Expr& value);
+    Stage operator-=(const Expr& value);
+    Stage operator*=(const Expr& value);
+    Stage operator/=(const Expr& value);
+    Stage operator+=(const FuncRef& value) { return *this += Expr(value); }
+    Stage operator-=(const FuncRef& value) { return *this -= Expr(value); }
+    Stage operator*=(const FuncRef& value) { return *this *= Expr(value); }
+    Stage operator/=(const FuncRef& value) { return *this /= Expr(value); }
+
+    // The value of f at the arguments (its only value; f must not be Tuple-valued).
+    operator Expr() const;
+    // The i-th value of a Tuple-valued f.
+    Expr operator[](int i) const;
+    size_t size() const;
+
+    const std::vector<Expr>& arguments() const { return args_; }
+    const std::shared_ptr<lang::FunctionContents>& function() const { return function_; }
+
+private:
+    Stage define_update(const std::vector<Expr>& values);
+    Stage update_with(const Expr& value, int identity, Expr (*combine)(Expr, Expr), const char* op);
+    std::shared_ptr<lang::FunctionContents> function_;
+    std::vector<Expr> args_;
+};
+
+class Func {
+public:
+    Func();  // a fresh, uniquely named Func
+    explicit Func(const std::string& name);
+    explicit Func(const char* name) : Func(std::string(name)) {}
+    explicit Func(std::shared_ptr<lang::FunctionContents> contents) : contents_(std::move(contents)) {}
+    // A Func that reads a buffer: f(x, y, ...) = b(x, y, ...).
+    template <typename T, int Dims>
+    explicit Func(const Buffer<T, Dims>& b) : Func(wrap_buffer(b.contents(), b.type())) {}
+    // A Func with the value of an expression that has no free Vars (a zero-dimensional Func).
+    explicit Func(const Expr& e);
+
+    const std::string& name() const;
+    bool defined() const;
+    int dimensions() const;
+    std::vector<Var> args() const;
+    // The value of the pure definition (its first value for a Tuple).
+    Expr value() const;
+    Tuple values() const;
+    Type type() const;
+    Type output_type() const { return type(); }
+    const std::vector<Type>& output_types() const;
+    int outputs() const;
+    bool has_update_definition() const;
+    int num_update_definitions() const;
+    std::vector<Expr> update_args(int i = 0) const;
+    Expr update_value(int i = 0) const;
+
+    // f(x, y, ...): any mix of Vars, RVars, RDoms, Exprs and integers.
+    template <typename... Args>
+        requires(std::is_convertible_v<Args, Expr> && ...)
+    FuncRef operator()(Args&&... args) const {
+        return FuncRef(contents_, std::vector<Expr>{to_expr(std::forward<Args>(args))...});
+    }
+    FuncRef operator()(const std::vector<Expr>& args) const { return FuncRef(contents_, args); }
+    FuncRef operator()(const std::vector<Var>& args) const;
+
+    // Stages, for scheduling.
+    Stage update(int i = 0) const;
+    operator Stage() const { return Stage(contents_, 0); }
+
+    // Placement.
+    Func& compute_root();
+    Func& compute_inline();
+    Func& store_root();
+
+    // Compiling and running. realize() JIT-compiles on the first call and reuses the code while
+    // the pipeline's definitions and schedules do not change.
+    Realization realize(std::vector<int32_t> sizes = {}, const Target& target = Target());
+    void realize(Realization outputs, const Target& target = Target());
+    template <typename T, int Dims>
+    void realize(Buffer<T, Dims> output, const Target& target = Target());
+    void compile_jit(const Target& target = Target());
+
+    // The loop nest the schedule produces, as text; print_loop_nest() writes it to stdout.
+    std::string loop_nest() const;
+    void print_loop_nest() const;
+    // Writes the lowered statement (the IR handed to code generation) to a file.
+    void compile_to_lowered_stmt(const std::string& filename, const std::vector<Argument>& args,
+                                 StmtOutputFormat format = StmtOutputFormat::Text, const Target& target = Target());
+
+    const std::shared_ptr<lang::FunctionContents>& function() const { return contents_; }
+    Pipeline pipeline() const;
+
+private:
+    static std::shared_ptr<lang::FunctionContents> wrap_buffer(const std::shared_ptr<lang::BufferContents>& b, Type t);
+    static Expr to_expr(const Expr& e) { return e; }
+    static Expr to_expr(const Var& v) { return v; }
+    static Expr to_expr(const RVar& v) { return v; }
+    static Expr to_expr(const RDom& r) { return r; }
+    static Expr to_expr(const FuncRef& r) { return r; }
+    template <typename T, typename = std::enable_if_t<std::is_arithmetic_v<std::decay_t<T>>>>
+    static Expr to_expr(T x) {
+        return Expr(x);
+    }
+    std::shared_ptr<lang::FunctionContents> contents_;
+};
+
+// Halide's inline reductions: the reduction of an expression over the RDom it uses, as a new Func
+// evaluated at the expression's free Vars.
+Expr sum(Expr e, const std::string& name = "sum");
+Expr product(Expr e, const std::string& name = "product");
+Expr maximum(Expr e, const std::string& name = "maximum");
+Expr minimum(Expr e, const std::string& name = "minimum");
+// The coordinates of the maximum (minimum) over the RDom, then the value: a Tuple with one
+// element per RDom dimension plus the value. The first occurrence wins ties.
+Tuple argmax(Expr e, const std::string& name = "argmax");
+Tuple argmin(Expr e, const std::string& name = "argmin");
+
+}  // namespace tessera

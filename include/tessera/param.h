@@ -1,0 +1,116 @@
+#pragma once
+// Param<T>: a scalar argument of a pipeline, set before each run. ImageParam: a buffer argument.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/buffer.h"
+#include "tessera/expr.h"
+#include "tessera/type.h"
+
+namespace tessera {
+
+class Func;
+
+namespace lang {
+struct ParameterContents;
+std::shared_ptr<ParameterContents> make_scalar_parameter(Type t, const std::string& name);
+std::shared_ptr<ParameterContents> make_buffer_parameter(Type t, int dimensions, const std::string& name);
+const std::string& parameter_name(const ParameterContents& p);
+void set_scalar_bits(ParameterContents& p, const void* value, int bytes);
+void get_scalar_bits(const ParameterContents& p, void* value, int bytes);
+void set_scalar_range(ParameterContents& p, const Expr& min, const Expr& max);
+Expr parameter_expr(const std::shared_ptr<ParameterContents>& p);
+void bind_buffer(ParameterContents& p, const std::shared_ptr<BufferContents>& b, Type type);
+std::shared_ptr<BufferContents> bound_buffer(const ParameterContents& p);
+Expr image_param_access(const std::shared_ptr<ParameterContents>& p, std::vector<Expr> args);
+Expr image_param_field(const std::shared_ptr<ParameterContents>& p, const char* field, int dim);
+}  // namespace lang
+
+template <typename T>
+class Param {
+public:
+    Param() : Param(std::string()) {}
+    explicit Param(const std::string& name) : contents_(lang::make_scalar_parameter(type_of<T>(), name)) {}
+    Param(const std::string& name, T value) : Param(name) { set(value); }
+    explicit Param(T value) : Param(std::string()) { set(value); }
+    Param(const std::string& name, T value, const Expr& min, const Expr& max) : Param(name, value) {
+        set_range(min, max);
+    }
+
+    const std::string& name() const { return lang::parameter_name(*contents_); }
+    Type type() const { return type_of<T>(); }
+    void set(T value) { lang::set_scalar_bits(*contents_, &value, sizeof(T)); }
+    T get() const {
+        T value;
+        lang::get_scalar_bits(*contents_, &value, sizeof(T));
+        return value;
+    }
+    void set_range(const Expr& min, const Expr& max) { lang::set_scalar_range(*contents_, min, max); }
+    void set_estimate(T) {}
+    operator Expr() const { return lang::parameter_expr(contents_); }
+    const std::shared_ptr<lang::ParameterContents>& contents() const { return contents_; }
+
+private:
+    std::shared_ptr<lang::ParameterContents> contents_;
+};
+
+// The shape of one dimension of an ImageParam, as Exprs read from the bound buffer at run time.
+class ParamDimension {
+public:
+    ParamDimension(std::shared_ptr<lang::ParameterContents> p, int d) : param_(std::move(p)), dim_(d) {}
+    Expr min() const { return lang::image_param_field(param_, "min", dim_); }
+    Expr extent() const { return lang::image_param_field(param_, "extent", dim_); }
+    Expr stride() const { return lang::image_param_field(param_, "stride", dim_); }
+    Expr max() const;
+
+private:
+    std::shared_ptr<lang::ParameterContents> param_;
+    int dim_;
+};
+
+class ImageParam {
+public:
+    ImageParam() = default;
+    ImageParam(Type t, int dimensions, const std::string& name = "")
+        : contents_(lang::make_buffer_parameter(t, dimensions, name)), type_(t), dimensions_(dimensions) {}
+
+    const std::string& name() const { return lang::parameter_name(*contents_); }
+    Type type() const { return type_; }
+    int dimensions() const { return dimensions_; }
+    bool defined() const { return contents_ != nullptr; }
+
+    template <typename T, int Dims>
+    void set(const Buffer<T, Dims>& b) {
+        lang::bind_buffer(*contents_, b.contents(), b.type());
+    }
+    Buffer<> get() const;
+    void reset() { lang::bind_buffer(*contents_, nullptr, type_); }
+
+    template <typename... Args>
+    Expr operator()(Args&&... args) const {
+        return lang::image_param_access(contents_, std::vector<Expr>{Expr(std::forward<Args>(args))...});
+    }
+    Expr operator()(const std::vector<Expr>& args) const { return lang::image_param_access(contents_, args); }
+
+    ParamDimension dim(int i) const { return ParamDimension(contents_, i); }
+    Expr width() const { return dim(0).extent(); }
+    Expr height() const { return dim(1).extent(); }
+    Expr channels() const { return dim(2).extent(); }
+    Expr left() const { return dim(0).min(); }
+    Expr right() const { return dim(0).max(); }
+    Expr top() const { return dim(1).min(); }
+    Expr bottom() const { return dim(1).max(); }
+
+    // The image as a Func: f(x, y, ...) = image(x, y, ...).
+    operator Func() const;
+    const std::shared_ptr<lang::ParameterContents>& contents() const { return contents_; }
+
+private:
+    std::shared_ptr<lang::ParameterContents> contents_;
+    Type type_;
+    int dimensions_ = 0;
+};
+
+}  // namespace tessera

@@ -1,0 +1,92 @@
+#pragma once
+// Pipeline: one or more output Funcs compiled and run together. Realization: the buffers a
+// pipeline produces, one per output value.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/buffer.h"
+#include "tessera/func.h"
+#include "tessera/param.h"
+#include "tessera/target.h"
+
+namespace tessera {
+
+namespace lang {
+struct PipelineContents;
+}
+
+class Realization {
+public:
+    explicit Realization(std::vector<Buffer<>> buffers);
+    template <typename T, int Dims>
+    Realization(const Buffer<T, Dims>& b) : Realization(std::vector<Buffer<>>{Buffer<>(b)}) {}
+    template <typename T0, int D0, typename T1, int D1, typename... Rest>
+    Realization(const Buffer<T0, D0>& b0, const Buffer<T1, D1>& b1, const Rest&... rest)
+        : Realization(std::vector<Buffer<>>{Buffer<>(b0), Buffer<>(b1), Buffer<>(rest)...}) {}
+
+    size_t size() const { return buffers_.size(); }
+    Buffer<>& operator[](size_t i) { return buffers_[i]; }
+    const Buffer<>& operator[](size_t i) const { return buffers_[i]; }
+    template <typename T, int Dims>
+    operator Buffer<T, Dims>() const {
+        check_single_output();
+        return Buffer<T, Dims>(buffers_[0]);
+    }
+    const std::vector<Buffer<>>& buffers() const { return buffers_; }
+
+private:
+    void check_single_output() const;
+    std::vector<Buffer<>> buffers_;
+};
+
+// An argument of a compiled pipeline, named in the order a caller passes it.
+struct Argument {
+    std::string name;
+    bool is_buffer = false;
+    Type type;
+    int dimensions = 0;
+    Argument() = default;
+    Argument(const std::string& n, bool buffer, Type t, int dims) : name(n), is_buffer(buffer), type(t), dimensions(dims) {}
+    template <typename T>
+    Argument(const Param<T>& p) : Argument(p.name(), false, p.type(), 0) {}
+    Argument(const ImageParam& p) : Argument(p.name(), true, p.type(), p.dimensions()) {}
+    template <typename T, int Dims>
+    Argument(const Buffer<T, Dims>& b) : Argument(b.name(), true, b.type(), b.dimensions()) {}
+};
+
+class Pipeline {
+public:
+    Pipeline() = default;
+    Pipeline(const Func& output);
+    Pipeline(const std::vector<Func>& outputs);
+
+    std::vector<Func> outputs() const;
+    bool defined() const { return contents_ != nullptr; }
+
+    Realization realize(std::vector<int32_t> sizes = {}, const Target& target = Target());
+    void realize(Realization outputs, const Target& target = Target());
+    template <typename T, int Dims>
+    void realize(Buffer<T, Dims> output, const Target& target = Target()) {
+        realize(Realization(std::vector<Buffer<>>{Buffer<>(output)}), target);
+    }
+    void compile_jit(const Target& target = Target());
+
+    std::string loop_nest() const;
+    void print_loop_nest() const;
+    void compile_to_lowered_stmt(const std::string& filename, const std::vector<Argument>& args,
+                                 StmtOutputFormat format = StmtOutputFormat::Text, const Target& target = Target());
+    // Milliseconds the last compilation of this pipeline took (lowering and LLVM).
+    double last_compile_time_ms() const;
+
+private:
+    std::shared_ptr<lang::PipelineContents> contents_;
+};
+
+template <typename T, int Dims>
+void Func::realize(Buffer<T, Dims> output, const Target& target) {
+    realize(Realization(std::vector<Buffer<>>{Buffer<>(output)}), target);
+}
+
+}  // namespace tessera

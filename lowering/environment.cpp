@@ -1,0 +1,162 @@
+#include "lowering/environment.h"
+
+#include <algorithm>
+#include <set>
+
+#include "ir/mutator.h"
+#include "ir/visitor.h"
+#include "util/error_stream.h"
+
+namespace tessera::lowering {
+namespace {
+
+using FunctionPtr = std::shared_ptr<lang::FunctionContents>;
+
+// The Funcs called directly by the definitions of a Func.
+class FindCallees : public ir::Visitor {
+public:
+    std::vector<FunctionPtr> callees;
+
+private:
+    std::set<const lang::FunctionContents*> seen;
+    void visit(const ir::Call* op) override {
+        if (op->call_type == ir::CallType::Func && seen.insert(op->func.get()).second) callees.push_back(op->func);
+        ir::Visitor::visit(op);
+    }
+};
+
+std::vector<FunctionPtr> callees_of(const lang::FunctionContents& f) {
+    FindCallees finder;
+    auto visit_definition = [&](const lang::Definition& d) {
+        for (const Expr& e : d.args) finder.include(e);
+        for (const Expr& e : d.values) finder.include(e);
+        if (d.rdom) {
+            for (const auto& v : d.rdom->vars) {
+                finder.include(v.min);
+                finder.include(v.extent);
+            }
+            finder.include(d.rdom->predicate);
+        }
+    };
+    visit_definition(f.pure);
+    for (const lang::Definition& u : f.updates) visit_definition(u);
+    return finder.callees;
+}
+
+// Calls renamed to the pipeline-unique names.
+class RenameCalls : public ir::Mutator {
+public:
+    explicit RenameCalls(const std::map<const lang::FunctionContents*, std::string>& n) : names(n) {}
+
+private:
+    const std::map<const lang::FunctionContents*, std::string>& names;
+    Expr visit(const ir::Call* op) override {
+        Expr e = ir::Mutator::visit(op);
+        if (op->call_type != ir::CallType::Func) return e;
+        const std::string& name = names.at(op->func.get());
+        if (name == op->name && e.same_as(ir::handle_of(op))) return e;
+        auto copy = std::make_shared<ir::Call>(*e.as<ir::Call>());
+        copy->name = name;
+        return Expr(std::shared_ptr<const ir::ExprNode>(std::move(copy)));
+    }
+};
+
+// Producers first, by an iterative depth-first search (pipelines may have hundreds of stages).
+std::vector<FunctionPtr> realization_order(const std::vector<FunctionPtr>& outputs) {
+    std::vector<FunctionPtr> order;
+    std::set<const lang::FunctionContents*> done, on_stack;
+    struct Frame {
+        FunctionPtr f;
+        std::vector<FunctionPtr> callees;
+        size_t next = 0;
+    };
+    for (const FunctionPtr& out : outputs) {
+        if (done.count(out.get())) continue;
+        std::vector<Frame> stack;
+        stack.push_back({out, callees_of(*out)});
+        on_stack.insert(out.get());
+        while (!stack.empty()) {
+            Frame& top = stack.back();
+            if (top.next < top.callees.size()) {
+                FunctionPtr callee = top.callees[top.next++];
+                if (callee == top.f || done.count(callee.get())) continue;  // self-calls in updates
+                TESSERA_USER_CHECK(!on_stack.count(callee.get()))
+                    << "Funcs " << top.f->name << " and " << callee->name
+                    << " call each other; a pipeline must not have cycles.";
+                on_stack.insert(callee.get());
+                stack.push_back({callee, callees_of(*callee)});
+                continue;
+            }
+            done.insert(top.f.get());
+            on_stack.erase(top.f.get());
+            order.push_back(top.f);
+            stack.pop_back();
+        }
+    }
+    return order;
+}
+
+}  // namespace
+
+const lang::FunctionContents& Environment::function(const std::string& name) const {
+    auto it = functions.find(name);
+    TESSERA_INTERNAL_CHECK(it != functions.end()) << "no Func " << name << " in the environment";
+    return it->second;
+}
+
+bool Environment::is_output(const std::string& name) const {
+    return std::find(outputs.begin(), outputs.end(), name) != outputs.end();
+}
+
+std::vector<FunctionPtr> pipeline_functions(const std::vector<FunctionPtr>& outputs) {
+    return realization_order(outputs);
+}
+
+void for_each_definition(lang::FunctionContents& f, const std::function<Expr(const Expr&)>& rewrite) {
+    auto rewrite_definition = [&](lang::Definition& d) {
+        for (Expr& e : d.args) e = rewrite(e);
+        for (Expr& e : d.values) e = rewrite(e);
+        if (d.rdom) {
+            auto copy = std::make_shared<lang::ReductionDomainContents>(*d.rdom);
+            for (auto& v : copy->vars) {
+                v.min = rewrite(v.min);
+                v.extent = rewrite(v.extent);
+            }
+            if (copy->predicate.defined()) copy->predicate = rewrite(copy->predicate);
+            d.rdom = copy;
+        }
+    };
+    if (f.pure.defined()) rewrite_definition(f.pure);
+    for (lang::Definition& u : f.updates) rewrite_definition(u);
+}
+
+Environment build_environment(const std::vector<FunctionPtr>& outputs) {
+    for (const FunctionPtr& out : outputs) {
+        TESSERA_USER_CHECK(out->defined()) << "Func " << out->name
+                                           << " has no definition, so there is nothing to compute. Define it "
+                                              "(e.g. "
+                                           << out->name << "(x, y) = ...) before realizing it.";
+    }
+    std::vector<FunctionPtr> order = realization_order(outputs);
+    std::map<const lang::FunctionContents*, std::string> names;
+    std::set<std::string> taken;
+    for (const FunctionPtr& f : order) {
+        std::string name = f->name;
+        for (int k = 2; taken.count(name); k++) name = f->name + "$" + std::to_string(k);
+        taken.insert(name);
+        names[f.get()] = name;
+    }
+    Environment env;
+    RenameCalls rename(names);
+    for (const FunctionPtr& f : order) {
+        lang::FunctionContents copy = *f;
+        copy.name = names[f.get()];
+        for_each_definition(copy, [&](const Expr& e) { return rename.mutate(e); });
+        env.order.push_back(copy.name);
+        env.functions.emplace(copy.name, std::move(copy));
+    }
+    for (const FunctionPtr& out : outputs) env.outputs.push_back(names[out.get()]);
+    return env;
+}
+
+}  // namespace tessera::lowering

@@ -1,0 +1,63 @@
+#include "lowering/loop_nest_text.h"
+
+#include <sstream>
+
+#include "ir/visitor.h"
+
+namespace tessera::lowering {
+namespace {
+
+// "f.s1.r$0.x" -> "r$0.x": the loop variable without its Func and stage.
+std::string short_loop_name(const std::string& name) {
+    size_t stage = name.find(".s");
+    if (stage == std::string::npos) return name;
+    size_t dot = name.find('.', stage + 2);
+    return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+
+class LoopNestText : public ir::Visitor {
+public:
+    std::ostringstream out;
+
+private:
+    int depth = 0;
+    void line(const std::string& text) { out << std::string(2 * depth, ' ') << text << "\n"; }
+
+    void visit(const ir::ProducerConsumer* op) override {
+        if (!op->is_producer) {
+            include(op->body);
+            return;
+        }
+        line("produce " + op->name + ":");
+        depth++;
+        include(op->body);
+        depth--;
+    }
+    void visit(const ir::For* op) override {
+        std::string kind = op->for_kind == ir::ForKind::Serial ? "for" : ir::for_kind_name(op->for_kind);
+        line(kind + " " + short_loop_name(op->name) + ":");
+        depth++;
+        include(op->body);
+        depth--;
+    }
+    void visit(const ir::Provide* op) override { line(op->name + "(...) = ..."); }
+    void visit(const ir::IfThenElse* op) override {
+        line("if (RDom predicate):");
+        depth++;
+        include(op->then_case);
+        depth--;
+    }
+    void visit(const ir::Realize* op) override {
+        include(op->body);
+    }
+};
+
+}  // namespace
+
+std::string loop_nest_text(const ir::Stmt& scheduled) {
+    LoopNestText printer;
+    printer.include(scheduled);
+    return printer.out.str();
+}
+
+}  // namespace tessera::lowering

@@ -1,0 +1,63 @@
+#include "lowering/lower.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <iostream>
+
+#include "ir/printer.h"
+#include "ir/simplify.h"
+#include "lowering/add_buffer_checks.h"
+#include "lowering/bounds_inference.h"
+#include "lowering/environment.h"
+#include "lowering/flatten_storage.h"
+#include "lowering/inline_functions.h"
+#include "lowering/loop_nest_text.h"
+#include "lowering/schedule_functions.h"
+
+namespace tessera::lowering {
+namespace {
+
+bool env_flag(const char* name) {
+    const char* v = std::getenv(name);
+    return v && *v && std::string(v) != "0";
+}
+
+// Runs one pass, printing its output and its time when asked to.
+template <typename Pass>
+auto run_pass(const char* name, Pass&& pass) {
+    static const bool print = env_flag("TESSERA_PRINT_PASSES"), time = env_flag("TESSERA_TIME_PASSES");
+    const auto start = std::chrono::steady_clock::now();
+    auto result = pass();
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (time) std::cerr << "tessera: pass " << name << ": " << ms << " ms\n";
+    if constexpr (std::is_same_v<decltype(result), ir::Stmt>) {
+        if (print) std::cerr << "tessera: after " << name << ":\n" << result << "\n";
+    }
+    return result;
+}
+
+}  // namespace
+
+LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs, const std::string& name) {
+    Environment env = run_pass("build environment", [&] { return build_environment(outputs); });
+    run_pass("inline functions", [&] {
+        inline_functions(env);
+        return 0;
+    });
+    ir::Stmt s = run_pass("schedule functions", [&] { return schedule_functions(env); });
+    LoweredPipeline result;
+    result.loop_nest = loop_nest_text(s);
+    result.arguments = pipeline_arguments(env, s);
+    s = run_pass("bounds inference", [&] { return bounds_inference(s, env); });
+    s = run_pass("add buffer checks", [&] { return add_buffer_checks(s, result.arguments); });
+    s = run_pass("flatten storage", [&] { return flatten_storage(s, env); });
+    s = run_pass("simplify", [&] { return ir::simplify(s); });
+    result.function.name = name;
+    result.function.body = s;
+    for (const PipelineArgument& a : result.arguments) {
+        result.function.args.push_back({a.name, a.is_buffer(), a.type, a.dimensions});
+    }
+    return result;
+}
+
+}  // namespace tessera::lowering

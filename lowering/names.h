@@ -1,0 +1,32 @@
+#pragma once
+// The names lowering gives to loop variables, bounds and buffers. Every pass builds names through
+// these functions, so they agree on them without matching strings by hand.
+
+#include <string>
+
+namespace tessera::lowering {
+
+// The loop variable of dimension `var` (a pure Var or an RVar name) in stage `stage` of `func`.
+std::string loop_var(const std::string& func, int stage, const std::string& var);
+// The first and last values a stage loop covers.
+std::string loop_min(const std::string& func, int stage, const std::string& var);
+std::string loop_max(const std::string& func, int stage, const std::string& var);
+
+// The region a Func is stored over, per dimension.
+std::string realized_min(const std::string& func, int dim);
+std::string realized_extent(const std::string& func, int dim);
+
+// The region the pipeline's consumers require of a Func (or an input), per dimension.
+std::string required_min(const std::string& func, int dim);
+std::string required_max(const std::string& func, int dim);
+
+// The flat buffer (allocation or argument) holding value `index` of a Func with `values` values.
+std::string value_buffer(const std::string& func, int index, int values);
+
+// Fields of a buffer argument, read from its tessera_buffer_t at entry.
+std::string buffer_struct(const std::string& buffer);
+std::string buffer_min(const std::string& buffer, int dim);
+std::string buffer_extent(const std::string& buffer, int dim);
+std::string buffer_stride(const std::string& buffer, int dim);
+
+}  // namespace tessera::lowering

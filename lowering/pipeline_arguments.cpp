@@ -1,0 +1,66 @@
+#include "lowering/pipeline_arguments.h"
+
+#include <map>
+
+#include "ir/visitor.h"
+#include "lang/parameter.h"
+#include "lowering/names.h"
+#include "util/error_stream.h"
+
+namespace tessera::lowering {
+namespace {
+
+class FindInputs : public ir::Visitor {
+public:
+    std::map<std::string, PipelineArgument> buffers, scalars;
+
+private:
+    void visit(const ir::Call* op) override {
+        ir::Visitor::visit(op);
+        if (op->call_type != ir::CallType::Image) return;
+        PipelineArgument arg{PipelineArgument::Kind::InputBuffer, op->name, op->type, int(op->args.size()),
+                             op->image, op->param, "", 0};
+        auto [it, inserted] = buffers.emplace(op->name, arg);
+        if (!inserted) {
+            TESSERA_USER_CHECK(it->second.buffer == op->image && it->second.param == op->param)
+                << "two different input buffers are both named " << op->name << "; give them distinct names.";
+        }
+    }
+    void visit(const ir::Variable* op) override {
+        if (op->var_kind != ir::VariableKind::Param) return;
+        if (op->param->is_buffer) {
+            // A field of an ImageParam (its min, extent or stride): the ImageParam is an input.
+            const lang::ParameterContents& p = *op->param;
+            PipelineArgument arg{PipelineArgument::Kind::InputBuffer, p.name, p.type, p.dimensions, nullptr, op->param, "", 0};
+            buffers.emplace(p.name, arg);
+            return;
+        }
+        PipelineArgument arg{PipelineArgument::Kind::Scalar, op->name, op->type, 0, nullptr, op->param, "", 0};
+        auto [it, inserted] = scalars.emplace(op->name, arg);
+        if (!inserted) {
+            TESSERA_USER_CHECK(it->second.param == op->param)
+                << "two different Params are both named " << op->name << "; give them distinct names.";
+        }
+    }
+};
+
+}  // namespace
+
+std::vector<PipelineArgument> pipeline_arguments(const Environment& env, const ir::Stmt& s) {
+    std::vector<PipelineArgument> args;
+    for (const std::string& name : env.outputs) {
+        const lang::FunctionContents& f = env.function(name);
+        const int values = int(f.output_types.size());
+        for (int i = 0; i < values; i++) {
+            args.push_back({PipelineArgument::Kind::OutputBuffer, value_buffer(name, i, values), f.output_types[i],
+                            f.dimensions(), nullptr, nullptr, name, i});
+        }
+    }
+    FindInputs finder;
+    finder.include(s);
+    for (auto& [name, arg] : finder.buffers) args.push_back(arg);
+    for (auto& [name, arg] : finder.scalars) args.push_back(arg);
+    return args;
+}
+
+}  // namespace tessera::lowering

@@ -1,0 +1,169 @@
+#include "ir/linear_form.h"
+
+#include <deque>
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "ir/ir_util.h"
+
+namespace tessera::ir {
+namespace {
+
+// Arithmetic modulo 2^bits, held sign-extended.
+int64_t wrap_coefficient(Type t, uint64_t v) {
+    const int bits = t.bits();
+    if (bits >= 64) return int64_t(v);
+    const int shift = 64 - bits;
+    return int64_t(v << shift) >> shift;
+}
+
+int64_t multiply(Type t, int64_t a, int64_t b) { return wrap_coefficient(t, uint64_t(a) * uint64_t(b)); }
+
+// The one coefficient whose negation is itself.
+int64_t most_negative(Type t) {
+    return t.bits() >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (t.bits() - 1));
+}
+
+std::optional<int64_t> constant_value(const Expr& e) {
+    if (const IntImm* i = e.as<IntImm>()) return i->value;
+    if (const UIntImm* u = e.as<UIntImm>()) return int64_t(u->value);
+    return std::nullopt;
+}
+
+bool is_sum_node(const Expr& e) { return e.as<Add>() || e.as<Sub>() || e.as<Mul>(); }
+
+// Products of two non-constant factors are terms; ordering the factors makes x*y and y*x one term.
+Expr ordered_product(const Expr& a, const Expr& b) { return compare(a, b) <= 0 ? Mul::make(a, b) : Mul::make(b, a); }
+
+class Gatherer {
+public:
+    Gatherer(Type t, const std::function<Expr(const Expr&)>* s) : form(t), simplify(s) {}
+
+    LinearForm run(const Expr& root) {
+        stack.push_back({&root, 1, simplify == nullptr, true});
+        while (!stack.empty()) {
+            Item item = stack.back();
+            stack.pop_back();
+            step(item);
+        }
+        return std::move(form);
+    }
+
+private:
+    struct Item {
+        const Expr* e;
+        int64_t coefficient;
+        bool simplified;  // whether *e is already simplified
+        bool root;
+    };
+    LinearForm form;
+    const std::function<Expr(const Expr&)>* simplify;
+    std::deque<Expr> keep;  // rewritten subexpressions, alive while the stack points into them
+    std::vector<Item> stack;
+
+    void push(const Expr* e, int64_t c, bool simplified) { stack.push_back({e, c, simplified, false}); }
+
+    const Expr* rewritten(const Expr& e) { return &keep.emplace_back((*simplify)(e)); }
+
+    void step(const Item& item) {
+        const Expr& e = *item.e;
+        const int64_t c = item.coefficient;
+        if (c == 0) return;
+        if (auto k = constant_value(e)) {
+            form.add_constant(multiply(form.type, c, *k));
+            return;
+        }
+        const bool take_apart = item.simplified || item.root || e.node().use_count() == 1;
+        if (take_apart) {
+            if (const Add* op = e.as<Add>()) {
+                push(&op->a, c, item.simplified);
+                push(&op->b, c, item.simplified);
+                return;
+            }
+            if (const Sub* op = e.as<Sub>()) {
+                push(&op->a, c, item.simplified);
+                push(&op->b, multiply(form.type, c, -1), item.simplified);
+                return;
+            }
+            if (const Mul* op = e.as<Mul>()) {
+                product(e, op, c, item.simplified);
+                return;
+            }
+        }
+        if (item.simplified) {
+            form.add_term(e, c);
+            return;
+        }
+        const Expr* s = rewritten(e);
+        if (constant_value(*s) || is_sum_node(*s)) push(s, c, true);
+        else form.add_term(*s, c);
+    }
+
+    void product(const Expr& e, const Mul* op, int64_t c, bool simplified) {
+        const Expr* a = simplified ? &op->a : rewritten(op->a);
+        const Expr* b = simplified ? &op->b : rewritten(op->b);
+        if (auto k = constant_value(*b)) return push(a, multiply(form.type, c, *k), true);
+        if (auto k = constant_value(*a)) return push(b, multiply(form.type, c, *k), true);
+        const bool unchanged = a->same_as(op->a) && b->same_as(op->b) && compare(*a, *b) <= 0;
+        form.add_term(unchanged ? e : ordered_product(*a, *b), c);
+    }
+};
+
+}  // namespace
+
+bool has_linear_form(Type t) { return t.is_scalar() && t.is_int_or_uint() && !t.is_bool(); }
+
+void LinearForm::add_term(const Expr& term, int64_t coefficient) {
+    coefficient = wrap_coefficient(type, uint64_t(coefficient));
+    if (coefficient == 0) return;
+    auto [it, inserted] = terms.emplace(term, coefficient);
+    if (inserted) return;
+    it->second = wrap_coefficient(type, uint64_t(it->second) + uint64_t(coefficient));
+    if (it->second == 0) terms.erase(it);
+}
+
+void LinearForm::add_constant(int64_t c) { constant = wrap_coefficient(type, uint64_t(constant) + uint64_t(c)); }
+
+void LinearForm::add(const LinearForm& other, int64_t scale) {
+    for (const auto& [term, c] : other.terms) add_term(term, multiply(type, c, scale));
+    add_constant(multiply(type, other.constant, scale));
+}
+
+Expr LinearForm::to_expr() const {
+    auto scaled = [this](const Expr& term, int64_t c) { return c == 1 ? term : Mul::make(term, make_const(type, c)); };
+    const int64_t unnegatable = most_negative(type);
+    Expr sum;
+    int64_t k = constant;
+    auto plus = [&](const Expr& x) { sum = sum.defined() ? Add::make(sum, x) : x; };
+    for (const auto& [term, c] : terms) {
+        if (c > 0 || c == unnegatable) plus(scaled(term, c));
+    }
+    for (const auto& [term, c] : terms) {
+        if (c > 0 || c == unnegatable) continue;
+        if (!sum.defined()) {
+            // With nothing positive to subtract from, start from the constant when it is positive: 3 - x.
+            sum = make_const(type, k > 0 ? k : 0);
+            if (k > 0) k = 0;
+        }
+        sum = Sub::make(sum, scaled(term, -c));
+    }
+    if (!sum.defined()) return make_const(type, k);
+    if (k == 0) return sum;
+    if (k < 0 && k != unnegatable) return Sub::make(sum, make_const(type, -k));
+    return Add::make(sum, make_const(type, k));
+}
+
+LinearForm gather_linear_form(const Expr& e, const std::function<Expr(const Expr&)>& simplify) {
+    return Gatherer(e.type(), &simplify).run(e);
+}
+
+LinearForm linear_form_of(const Expr& e) { return Gatherer(e.type(), nullptr).run(e); }
+
+Expr linear_difference(const Expr& a, const Expr& b) {
+    LinearForm f = linear_form_of(a);
+    f.add(linear_form_of(b), -1);
+    return f.to_expr();
+}
+
+}  // namespace tessera::ir

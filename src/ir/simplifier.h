@@ -1,0 +1,128 @@
+#pragma once
+// The simplifier's machinery, shared by simplify_expr.cpp (expression rules), simplify_scope.cpp
+// (lets, loops and what they let it know) and simplify.cpp (the entry points). Not for other passes:
+// call the functions of ir/simplify.h.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/constant_bounds.h"
+#include "ir/interval.h"
+#include "ir/mutator.h"
+
+namespace tessera::ir {
+
+class Simplifier : public Mutator {
+public:
+    // With use_intervals false the simplifier proves nothing from ranges of values: that is
+    // simplify_local, which interval arithmetic calls on every bound it builds.
+    explicit Simplifier(bool use_intervals) : use_intervals(use_intervals) {}
+
+    // Facts that hold throughout: intervals of free variables.
+    void assume(const std::map<std::string, Interval>& known);
+    // How often each name is bound (by Let, LetStmt or For) in what is about to be simplified:
+    // a let of a variable is substituted only where no inner binder can capture that variable.
+    void count_binders(const Expr& e);
+    void count_binders(const Stmt& s);
+
+    using Mutator::mutate;
+    Expr mutate(const Expr& e) override;
+
+protected:
+    // ---- Expressions (simplify_expr.cpp) ----
+    Expr visit(const Variable* op) override;
+    Expr visit(const Cast* op) override;
+    Expr visit(const Reinterpret* op) override;
+    Expr visit(const Add* op) override;
+    Expr visit(const Sub* op) override;
+    Expr visit(const Mul* op) override;
+    Expr visit(const Div* op) override;
+    Expr visit(const Mod* op) override;
+    Expr visit(const Min* op) override;
+    Expr visit(const Max* op) override;
+    Expr visit(const EQ* op) override;
+    Expr visit(const NE* op) override;
+    Expr visit(const LT* op) override;
+    Expr visit(const LE* op) override;
+    Expr visit(const GT* op) override;
+    Expr visit(const GE* op) override;
+    Expr visit(const And* op) override;
+    Expr visit(const Or* op) override;
+    Expr visit(const Not* op) override;
+    Expr visit(const Select* op) override;
+    Expr visit(const Ramp* op) override;
+    Expr visit(const Call* op) override;
+
+    // ---- Scopes (simplify_scope.cpp) ----
+    Expr visit(const Let* op) override;
+    Stmt visit(const LetStmt* op) override;
+    Stmt visit(const For* op) override;
+    Stmt visit(const IfThenElse* op) override;
+    Stmt visit(const AssertStmt* op) override;
+    Stmt visit(const Evaluate* op) override;
+
+private:
+    const bool use_intervals;
+    // Intervals of the variables in scope (known facts, loop variables, let-bound names), their
+    // constant ranges, and the lets substituted by their values.
+    std::map<std::string, Interval> scope;
+    ConstantScope constants;
+    std::map<std::string, Expr> replacements;
+    // The entries of scope whose names no other interval of scope is written in, and how often each
+    // name appears in the intervals: proofs try both, because interval arithmetic loses the relation
+    // between x in [y, y + 3] and y itself when both range over intervals.
+    std::map<std::string, Interval> inner_scope;
+    std::map<std::string, int> referenced;
+    int symbolic_intervals = 0;  // intervals in scope with an end that is not a constant
+    std::map<std::string, int> binder_count;
+    std::map<std::string, int> bound_now;  // binders of each name around the current node
+    // Results for nodes shared with other trees, valid until the scope changes.
+    std::unordered_map<const ExprNode*, std::pair<Expr, Expr>> memo;
+
+    // ---- Binding names (simplify_scope.cpp) ----
+    struct Saved {
+        std::string name;
+        std::optional<Interval> interval;
+        std::optional<ConstantInterval> constant;
+        std::optional<Expr> replacement;
+        std::vector<std::pair<std::string, Interval>> hidden;
+    };
+    // Enters the scope of a binder of `name`: either substituted by `replacement`, or ranging over
+    // `interval` (or over anything, if it has none).
+    Saved enter(const std::string& name, const std::optional<Interval>& interval, const Expr& replacement = Expr());
+    void leave(Saved& saved);
+    // Sets (or, with no interval, removes) the interval of a name, keeping the bookkeeping above.
+    void set_interval(const std::string& name, const std::optional<Interval>& interval, bool with_constant = true);
+    void count_references(const Interval& i, int delta);
+    std::optional<ConstantInterval> constant_range(const Interval& i) const;
+    std::optional<Interval> binding_interval(const Expr& value);
+    bool can_substitute(const Expr& value) const;
+    Stmt in_branch(const Expr& condition, bool holds, const Stmt& s);
+
+    // ---- Proofs (simplify_expr.cpp) ----
+    // The constant range e is proved to lie in, using the intervals in scope; empty if e is not an
+    // integer.
+    std::optional<ConstantInterval> proven_range(const Expr& e);
+    void refine_range(ConstantInterval& r, const Expr& e, const std::map<std::string, Interval>& s);
+    // Whether a <= b is proved (integers only).
+    bool prove_le(const Expr& a, const Expr& b);
+
+    // ---- Rules (simplify_expr.cpp) ----
+    Expr linear(const Expr& original);
+    Expr arithmetic(const Expr& original, IRKind kind, const Expr& a, const Expr& b);
+    Expr vector_arithmetic(IRKind kind, const Expr& a, const Expr& b);
+    Expr div_mod(const Expr& original, IRKind kind, const Expr& a, const Expr& b);
+    Expr div_mod_by_constant(IRKind kind, const Expr& a, Int128 k);
+    Expr split_multiples(IRKind kind, const Expr& a, Int128 k);
+    Expr min_max(const Expr& original, bool is_min, const Expr& a, const Expr& b);
+    Expr nested_min_max(bool is_min, const Expr& a, const Expr& b);
+    Expr comparison(const Expr& original, IRKind kind, const Expr& a, const Expr& b);
+    Expr ordered_comparison(IRKind kind, const Expr& a, const Expr& b);
+    Expr negation(const Expr& a, const Expr& original);
+    Expr select(const Expr& original, const Expr& c, const Expr& t, const Expr& f);
+};
+
+}  // namespace tessera::ir

@@ -1,0 +1,108 @@
+#include "tessera/param.h"
+
+#include <cstring>
+
+#include "ir/expr_nodes.h"
+#include "lang/function.h"
+#include "lang/parameter.h"
+#include "lowering/names.h"
+#include "tessera/func.h"
+#include "tessera/operators.h"
+#include "util/error_stream.h"
+
+namespace tessera {
+namespace lang {
+
+std::shared_ptr<ParameterContents> make_scalar_parameter(Type t, const std::string& name) {
+    auto p = std::make_shared<ParameterContents>();
+    p->name = name.empty() ? unique_name("p") : name;
+    p->type = t;
+    return p;
+}
+
+std::shared_ptr<ParameterContents> make_buffer_parameter(Type t, int dimensions, const std::string& name) {
+    auto p = std::make_shared<ParameterContents>();
+    p->name = name.empty() ? unique_name("input") : name;
+    p->type = t;
+    p->is_buffer = true;
+    p->dimensions = dimensions;
+    return p;
+}
+
+const std::string& parameter_name(const ParameterContents& p) { return p.name; }
+
+void set_scalar_bits(ParameterContents& p, const void* value, int bytes) {
+    std::memset(p.scalar, 0, sizeof(p.scalar));
+    std::memcpy(p.scalar, value, bytes);
+}
+
+void get_scalar_bits(const ParameterContents& p, void* value, int bytes) { std::memcpy(value, p.scalar, bytes); }
+
+void set_scalar_range(ParameterContents& p, const Expr& min, const Expr& max) {
+    p.min_value = min;
+    p.max_value = max;
+}
+
+Expr parameter_expr(const std::shared_ptr<ParameterContents>& p) { return ir::Variable::make_param(p->type, p->name, p); }
+
+void bind_buffer(ParameterContents& p, const std::shared_ptr<BufferContents>& b, Type type) {
+    if (b) {
+        if (type != p.type) {
+            TESSERA_RUNTIME_ERROR << "ImageParam " << p.name << " has type " << type_name(p.type)
+                                  << ", but was set to a buffer of " << type_name(type) << ". Pass a Buffer<"
+                                  << type_name(p.type) << ">.";
+        }
+        if (b->raw.dimensions != p.dimensions) {
+            TESSERA_RUNTIME_ERROR << "ImageParam " << p.name << " has " << p.dimensions
+                                  << " dimensions, but was set to a buffer with " << b->raw.dimensions << ".";
+        }
+    }
+    p.buffer = b;
+}
+
+std::shared_ptr<BufferContents> bound_buffer(const ParameterContents& p) { return p.buffer; }
+
+Expr image_param_access(const std::shared_ptr<ParameterContents>& p, std::vector<Expr> args) {
+    TESSERA_USER_CHECK(p) << "access to an undefined ImageParam.";
+    TESSERA_USER_CHECK(int(args.size()) == p->dimensions)
+        << "ImageParam " << p->name << " has " << p->dimensions << " dimensions but is accessed with " << args.size()
+        << " coordinates. Pass one coordinate per dimension.";
+    for (size_t i = 0; i < args.size(); i++) {
+        TESSERA_USER_CHECK(args[i].defined() && args[i].type().is_int_or_uint())
+            << "ImageParam " << p->name << " is accessed with coordinate " << i << " of type "
+            << (args[i].defined() ? type_name(args[i].type()) : std::string("(undefined)"))
+            << "; coordinates are integers. Cast it with cast<int>().";
+        args[i] = cast(Int(32), args[i]);
+    }
+    return ir::Call::make_image(p->type, p->name, std::move(args), nullptr, p);
+}
+
+Expr image_param_field(const std::shared_ptr<ParameterContents>& p, const char* field, int dim) {
+    TESSERA_USER_CHECK(dim >= 0 && dim < p->dimensions)
+        << "ImageParam " << p->name << " has " << p->dimensions << " dimensions; there is no dimension " << dim << ".";
+    const std::string f = field;
+    std::string name = f == "min"      ? lowering::buffer_min(p->name, dim)
+                       : f == "extent" ? lowering::buffer_extent(p->name, dim)
+                                       : lowering::buffer_stride(p->name, dim);
+    return ir::Variable::make_param(Int(32), name, p);
+}
+
+}  // namespace lang
+
+Expr ParamDimension::max() const { return min() + extent() - 1; }
+
+Buffer<> ImageParam::get() const {
+    auto b = lang::bound_buffer(*contents_);
+    TESSERA_USER_CHECK(b) << "ImageParam " << name() << " is not set.";
+    return Buffer<>(b);
+}
+
+ImageParam::operator Func() const {
+    Func f(lang::unique_name(name() + "_im"));
+    std::vector<Expr> vars;
+    for (int d = 0; d < dimensions_; d++) vars.push_back(Var::implicit(d));
+    f(vars) = lang::image_param_access(contents_, vars);
+    return f;
+}
+
+}  // namespace tessera

@@ -1,0 +1,23 @@
+#pragma once
+// LLVM IR for a lowered pipeline on the CPU.
+
+#include <memory>
+
+#include "targets/cpu_target.h"
+#include "targets/lowered_function.h"
+
+namespace llvm {
+class LLVMContext;
+class Module;
+}  // namespace llvm
+
+namespace tessera::targets {
+
+// A module, for target's triple and data layout, defining the external function
+// `int32_t f.name(void** args)` that runs f.body with the calling convention of
+// lowered_function.h. The module is verified but not yet optimized (see CpuTarget::optimize).
+// Throws InternalError when f.body is not flattened, loop-nest IR.
+std::unique_ptr<llvm::Module> codegen_llvm(const LoweredFunction& f, llvm::LLVMContext& context,
+                                           const CpuTarget& target);
+
+}  // namespace tessera::targets

@@ -1,0 +1,112 @@
+#pragma once
+// The code generator behind codegen_llvm(), shared by codegen_llvm.cpp (the function and its
+// statements) and codegen_llvm_expr.cpp (expressions and intrinsics). Only for targets/.
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "ir/node_list.h"
+#include "ir/visitor.h"
+#include "targets/cpu_target.h"
+#include "targets/lowered_function.h"
+
+namespace tessera::targets::detail {
+
+class CodeGenLLVM : public ir::Visitor {
+public:
+    CodeGenLLVM(llvm::LLVMContext& context, const CpuTarget& target);
+    std::unique_ptr<llvm::Module> compile(const LoweredFunction& f);
+
+private:
+    // Each visit of an Expr leaves its value in value_; each visit of a Stmt emits code at the
+    // builder's insertion point.
+#define TESSERA_DECLARE_VISIT(T) void visit(const ir::T* op) override;
+    TESSERA_FOR_EACH_EXPR(TESSERA_DECLARE_VISIT)
+    TESSERA_FOR_EACH_STMT(TESSERA_DECLARE_VISIT)
+#undef TESSERA_DECLARE_VISIT
+
+    llvm::Value* codegen(const Expr& e);
+    void codegen(const ir::Stmt& s);
+
+    // The scoped symbol table: names of arguments, lets, loop variables and allocations.
+    void push_symbol(const std::string& name, llvm::Value* value);
+    void pop_symbol(const std::string& name);
+    llvm::Value* symbol(const std::string& name) const;
+
+    // Types: in registers a bool is i1, in memory it is a byte.
+    llvm::Type* llvm_type(Type t);
+    llvm::Type* memory_type(Type t);
+    // An integer or float constant of type t, splat across t's lanes.
+    llvm::Constant* constant(Type t, int64_t value);
+
+    // Arithmetic with Tessera's semantics (see expr_nodes.h).
+    llvm::Value* cast(llvm::Value* v, Type from, Type to);
+    llvm::Value* int_div_or_mod(const Expr& a, const Expr& b, bool want_div);
+    llvm::Value* float_mod(llvm::Value* a, llvm::Value* b);
+    llvm::Value* shift(llvm::Value* a, llvm::Value* amount, Type t, bool left);
+    llvm::Value* compare(ir::IRKind kind, llvm::Value* a, llvm::Value* b, Type t);
+    llvm::Value* codegen_intrinsic(const ir::Call* op);
+    llvm::Value* codegen_math(const ir::Call* op);
+    llvm::Value* codegen_buffer_field(const ir::Call* op);
+    llvm::Value* codegen_print(const ir::Call* op);
+    llvm::Value* codegen_extern(const ir::Call* op);
+    void emit_print(const std::vector<Expr>& args, const std::vector<llvm::Value*>& values);
+
+    // Memory accesses of a named allocation or buffer, tagged so that LLVM knows accesses to
+    // differently named memory never alias.
+    llvm::Value* element_address(const std::string& name, Type element, llvm::Value* index);
+    llvm::Instruction* tag_access(llvm::Instruction* access, const std::string& name);
+    llvm::Value* load_vector(const ir::Load* op);
+    void store_vector(const ir::Store* op, llvm::Value* value);
+
+    // Calls into the C runtime.
+    llvm::FunctionCallee runtime_function(const char* name, llvm::Type* result,
+                                          std::vector<llvm::Type*> params);
+    llvm::Value* null_user_context();
+    // Appends one value to the message being built ("tessera_error" or "tessera_print"): strings as
+    // they are, numbers in decimal, vectors as <a, b, ...>.
+    void append_to_message(const char* prefix, const Expr& e, llvm::Value* v);
+    void append_scalar(const char* prefix, Type t, llvm::Value* v);
+    void append_string(const char* prefix, const std::string& s);
+    // Frees every live allocation and returns tessera_error_end(code) from the pipeline, at the
+    // builder's insertion point, which ends its block.
+    void return_error(llvm::Value* code);
+    // Builds an if (condition) around the code that emit_then emits; leaves the builder after it.
+    template <typename EmitThen>
+    void emit_if(llvm::Value* condition, EmitThen emit_then);
+
+    llvm::LLVMContext& context_;
+    const CpuTarget& target_;
+    std::unique_ptr<llvm::Module> module_;
+    llvm::IRBuilder<> builder_;
+    llvm::Function* function_ = nullptr;
+    llvm::StructType* buffer_type_ = nullptr;     // tessera_buffer_t
+    llvm::StructType* dimension_type_ = nullptr;  // tessera_dimension_t
+
+    llvm::Value* value_ = nullptr;
+    std::unordered_map<std::string, std::vector<llvm::Value*>> symbols_;
+    // Allocations enclosing the insertion point, outermost first: freed on an error exit.
+    std::vector<llvm::Value*> live_allocations_;
+    std::unordered_map<std::string, llvm::MDNode*> tbaa_tags_;
+    llvm::MDNode* tbaa_root_ = nullptr;
+    std::unordered_map<std::string, llvm::Constant*> strings_;
+};
+
+template <typename EmitThen>
+void CodeGenLLVM::emit_if(llvm::Value* condition, EmitThen emit_then) {
+    llvm::BasicBlock* then_block = llvm::BasicBlock::Create(context_, "then", function_);
+    llvm::BasicBlock* after = llvm::BasicBlock::Create(context_, "after", function_);
+    builder_.CreateCondBr(condition, then_block, after);
+    builder_.SetInsertPoint(then_block);
+    emit_then();
+    if (!builder_.GetInsertBlock()->getTerminator()) builder_.CreateBr(after);
+    builder_.SetInsertPoint(after);
+}
+
+}  // namespace tessera::targets::detail

@@ -1,0 +1,116 @@
+#include "targets/cpu_target.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include <llvm/IR/Module.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/Target/TargetOptions.h>
+#include <llvm/TargetParser/Host.h>
+
+#include "util/error_stream.h"
+
+namespace tessera::targets {
+namespace {
+
+std::string join_features(const std::vector<std::string>& features) {
+    std::string joined;
+    for (const std::string& f : features) {
+        if (!joined.empty()) joined += ',';
+        joined += f;
+    }
+    return joined;
+}
+
+const llvm::Target& lookup_llvm_target(const std::string& triple) {
+    std::string error;
+    const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+    TESSERA_INTERNAL_CHECK(target) << "LLVM has no target for " << triple << ": " << error;
+    return *target;
+}
+
+CpuTarget query_host_cpu() {
+    initialize_llvm_native_target();
+    std::vector<std::string> features;
+    for (const auto& entry : llvm::sys::getHostCPUFeatures())
+        features.push_back((entry.getValue() ? "+" : "-") + entry.getKey().str());
+    // Sorted, so that the feature string (and so any cache key built from it) is stable.
+    std::sort(features.begin(), features.end());
+    // Without the feature list, a CPU name alone could enable what a virtual machine disabled.
+    std::string cpu = features.empty() ? "generic" : llvm::sys::getHostCPUName().str();
+    return CpuTarget(llvm::sys::getProcessTriple(), cpu, std::move(features));
+}
+
+}  // namespace
+
+void initialize_llvm_native_target() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        llvm::InitializeNativeTarget();
+        llvm::InitializeNativeTargetAsmPrinter();
+        llvm::InitializeNativeTargetAsmParser();
+    });
+}
+
+CpuTarget::CpuTarget(std::string triple, std::string cpu, std::vector<std::string> features)
+    : triple_(std::move(triple)), cpu_(std::move(cpu)), features_(std::move(features)) {
+    feature_string_ = join_features(features_);
+    data_layout_ = create_target_machine()->createDataLayout().getStringRepresentation();
+}
+
+bool CpuTarget::has_feature(std::string_view name) const {
+    return std::any_of(features_.begin(), features_.end(), [&](const std::string& f) {
+        return f.size() == name.size() + 1 && f[0] == '+' && std::string_view(f).substr(1) == name;
+    });
+}
+
+int CpuTarget::natural_vector_bits() const {
+    if (has_feature("avx512f") && has_feature("avx512bw")) return 512;
+    if (has_feature("avx2")) return 256;
+    return 128;
+}
+
+std::unique_ptr<llvm::TargetMachine> CpuTarget::create_target_machine() const {
+    initialize_llvm_native_target();
+    const llvm::Target& target = lookup_llvm_target(triple_);
+    llvm::TargetOptions options;
+    // IEEE semantics: no fused multiply-add unless the IR asks for it.
+    options.AllowFPOpFusion = llvm::FPOpFusion::Standard;
+    // Position-independent, so that the same machine serves ahead-of-time static libraries.
+    llvm::TargetMachine* machine =
+        target.createTargetMachine(triple_, cpu_, feature_string_, options, llvm::Reloc::PIC_, std::nullopt,
+                                   llvm::CodeGenOptLevel::Aggressive);
+    TESSERA_INTERNAL_CHECK(machine) << "LLVM could not create a target machine for " << triple_ << " "
+                                    << cpu_;
+    return std::unique_ptr<llvm::TargetMachine>(machine);
+}
+
+void CpuTarget::optimize(llvm::Module& module, llvm::TargetMachine& machine) {
+    llvm::PipelineTuningOptions tuning;
+    tuning.LoopVectorization = true;
+    tuning.SLPVectorization = true;
+    llvm::PassBuilder builder(&machine, tuning);
+
+    llvm::LoopAnalysisManager loop_analyses;
+    llvm::FunctionAnalysisManager function_analyses;
+    llvm::CGSCCAnalysisManager cgscc_analyses;
+    llvm::ModuleAnalysisManager module_analyses;
+    builder.registerModuleAnalyses(module_analyses);
+    builder.registerCGSCCAnalyses(cgscc_analyses);
+    builder.registerFunctionAnalyses(function_analyses);
+    builder.registerLoopAnalyses(loop_analyses);
+    builder.crossRegisterProxies(loop_analyses, function_analyses, cgscc_analyses, module_analyses);
+
+    llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+    passes.run(module, module_analyses);
+}
+
+const CpuTarget& host_cpu_target() {
+    static const CpuTarget host = query_host_cpu();
+    return host;
+}
+
+}  // namespace tessera::targets

@@ -1,0 +1,34 @@
+#pragma once
+// The contract between lowering and code generation: one pipeline, lowered to a flat loop nest,
+// with the arguments its compiled function takes.
+//
+// The compiled function is `int32_t name(void** args)`. args[i] is a tessera_buffer_t* for a
+// buffer argument and a pointer to the value for a scalar one. It returns 0, or the nonzero code
+// of the first AssertStmt that failed (after reporting its message through the runtime).
+//
+// In the body, a buffer argument N is visible as the symbol N (its host pointer, read by Load and
+// written by Store with name N) and as N.buffer (the tessera_buffer_t*, a Handle, for the Buffer*
+// intrinsics). A scalar argument N is the symbol N.
+
+#include <string>
+#include <vector>
+
+#include "ir/stmt.h"
+#include "tessera/type.h"
+
+namespace tessera::targets {
+
+struct LoweredArgument {
+    std::string name;  // e.g. "input", "f" (an output), "alpha" (a scalar Param)
+    bool is_buffer = false;
+    Type type;           // the element type of a buffer, or the scalar's type
+    int dimensions = 0;  // for buffers
+};
+
+struct LoweredFunction {
+    std::string name;  // the C symbol name, e.g. "blur"
+    std::vector<LoweredArgument> args;
+    ir::Stmt body;  // flattened loop-nest IR: no Provide, Realize or Func calls left
+};
+
+}  // namespace tessera::targets

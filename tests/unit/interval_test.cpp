@@ -1,0 +1,269 @@
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+#include "ir/interval.h"
+#include "ir/ir_util.h"
+#include "ir/printer.h"
+#include "ir/simplify.h"
+#include "random_int_exprs.h"
+
+using namespace tessera;
+using namespace tessera::ir;
+
+namespace {
+
+Expr i32(int64_t v) { return make_const(Int(32), v); }
+Expr c(Type t, int64_t v) { return make_const(t, v); }
+
+std::string str(const Interval& i) {
+    std::ostringstream out;
+    out << i;
+    return out.str();
+}
+
+std::string bounds(const Expr& e, const std::map<std::string, Interval>& scope = {}) {
+    return str(bounds_of_expr(e, scope));
+}
+
+Interval range(int64_t lo, int64_t hi) { return Interval(i32(lo), i32(hi)); }
+
+Expr func_call(Type t, const std::string& name, std::vector<Expr> args) {
+    return Expr(std::make_shared<Call>(t, name, std::move(args), CallType::Func));
+}
+
+Expr image_call(Type t, const std::string& name, std::vector<Expr> args) {
+    return Call::make_image(t, name, std::move(args), nullptr, nullptr);
+}
+
+Expr x = int_var("x"), y = int_var("y"), a = int_var("a"), b = int_var("b"), n = int_var("n");
+
+}  // namespace
+
+TEST_CASE("intervals have unbounded ends, single points, unions and intersections") {
+    CHECK(Interval::everything().is_everything());
+    CHECK_FALSE(Interval::everything().is_bounded());
+    CHECK(Interval::single_point(x).is_single_point());
+    CHECK(str(Interval::everything()) == "[-inf, +inf]");
+    CHECK(str(interval_union(range(0, 5), range(3, 9))) == "[0, 9]");
+    CHECK(str(interval_union(range(0, 5), Interval(Expr(), i32(2)))) == "[-inf, 5]");
+    CHECK(str(interval_intersection(range(0, 5), range(3, 9))) == "[3, 5]");
+    CHECK(str(interval_intersection(range(0, 5), Interval(i32(2), Expr()))) == "[2, 5]");
+    CHECK(str(interval_union(Interval(x, Add::make(x, i32(4))), Interval(Add::make(x, i32(1)), Add::make(x, i32(8))))) ==
+          "[x, (x + 8)]");
+}
+
+TEST_CASE("bounds of sums and differences follow the variables' intervals") {
+    CHECK(bounds(Add::make(x, i32(1)), {{"x", Interval(a, b)}}) == "[(a + 1), (b + 1)]");
+    CHECK(bounds(Sub::make(x, y), {{"x", range(0, 10)}, {"y", range(-3, 4)}}) == "[-4, 13]");
+    CHECK(bounds(Sub::make(x, x), {{"x", range(0, 10)}}) == "[-10, 10]");  // intervals forget relations
+    // Variables not in scope stand for themselves.
+    CHECK(bounds(Add::make(x, y), {{"x", range(0, 10)}}) == "[y, (y + 10)]");
+    CHECK(bounds(Add::make(x, y)) == "[(x + y), (x + y)]");
+    CHECK(bounds_of_expr(Add::make(x, y)).is_single_point());
+    CHECK(bounds(Add::make(x, i32(1)), {{"x", Interval(i32(0), Expr())}}) == "[1, +inf]");
+}
+
+TEST_CASE("bounds of products, by constants of either sign and of intervals") {
+    CHECK(bounds(Mul::make(x, i32(3)), {{"x", range(-2, 5)}}) == "[-6, 15]");
+    CHECK(bounds(Mul::make(x, i32(-2)), {{"x", range(0, 10)}}) == "[-20, 0]");
+    CHECK(bounds(Mul::make(x, i32(-2)), {{"x", Interval(a, b)}}) == "[(0 - (b * 2)), (0 - (a * 2))]");
+    CHECK(bounds(Mul::make(x, y), {{"x", range(-2, 3)}, {"y", range(-5, 4)}}) == "[-15, 12]");
+    Interval product = bounds_of_expr(Mul::make(x, y), {{"x", Interval(a, b)}, {"y", range(2, 3)}});
+    CHECK(product.is_bounded());
+    CHECK(bounds(Mul::make(x, y), {{"x", range(0, 10)}, {"y", Interval(i32(0), Expr())}}) == "[0, +inf]");
+}
+
+TEST_CASE("bounds of Euclidean division and modulo") {
+    CHECK(bounds(Div::make(x, i32(2)), {{"x", range(-7, 7)}}) == "[-4, 3]");
+    CHECK(bounds(Div::make(x, i32(-2)), {{"x", range(-7, 7)}}) == "[-3, 4]");
+    CHECK(bounds(Div::make(x, i32(4)), {{"x", Interval(a, b)}}) == "[(a / 4), (b / 4)]");
+    CHECK(bounds(Div::make(x, i32(0)), {{"x", range(-7, 7)}}) == "[0, 0]");
+    CHECK(bounds(Div::make(x, y), {{"x", range(0, 100)}, {"y", range(1, 4)}}) == "[0, 100]");
+    CHECK(bounds(Div::make(x, y), {{"x", range(0, 10)}, {"y", range(-1, 1)}}) == "[-10, 10]");
+    CHECK(bounds(Mod::make(x, i32(8)), {{"x", Interval(a, b)}}) == "[0, 7]");
+    CHECK(bounds(Mod::make(x, i32(-8)), {{"x", Interval::everything()}}) == "[0, 7]");
+    CHECK(bounds(Mod::make(x, i32(8)), {{"x", range(2, 5)}}) == "[2, 5]");
+    CHECK(bounds(Mod::make(x, i32(8)), {{"x", range(10, 13)}}) == "[2, 5]");
+    CHECK(bounds(Mod::make(x, i32(0)), {{"x", Interval::everything()}}) == "[0, 0]");
+    CHECK(bounds(Mod::make(x, i32(8))) == "[(x % 8), (x % 8)]");
+    CHECK(bounds(Mod::make(x, y), {{"y", range(-3, 5)}}) == "[0, 4]");
+    // A symbolic positive divisor: the corners bound the quotient.
+    CHECK(bounds_of_expr(Div::make(x, Max::make(n, i32(1))), {{"x", range(0, 100)}}).is_bounded());
+}
+
+TEST_CASE("bounds of min, max and select") {
+    CHECK(bounds(Min::make(x, i32(5)), {{"x", range(0, 10)}}) == "[0, 5]");
+    CHECK(bounds(Max::make(x, y), {{"x", range(0, 10)}, {"y", range(-3, 20)}}) == "[0, 20]");
+    CHECK(bounds(Min::make(x, i32(5)), {{"x", Interval(i32(0), Expr())}}) == "[0, 5]");
+    CHECK(bounds(Max::make(x, i32(5)), {{"x", Interval(Expr(), i32(3))}}) == "[5, 5]");
+    CHECK(bounds(Max::make(Min::make(x, Sub::make(n, i32(1))), i32(0))) == "[max(min(x, (n - 1)), 0), max(min(x, (n - 1)), 0)]");
+    CHECK(bounds(Max::make(Min::make(x, Sub::make(n, i32(1))), i32(0)), {{"x", Interval::everything()}}) ==
+          "[0, max((n - 1), 0)]");
+    CHECK(bounds(Select::make(LT::make(y, i32(0)), x, i32(100)), {{"x", range(0, 10)}}) == "[0, 100]");
+    CHECK(bounds(Select::make(LT::make(x, i32(0)), i32(-5), x), {{"x", range(3, 10)}}) == "[3, 10]");
+}
+
+TEST_CASE("bounds of casts keep the range where the cast cannot wrap") {
+    Expr u = Variable::make(UInt(8), "u");
+    CHECK(bounds(Cast::make(Int(32), u), {{"u", Interval(c(UInt(8), 3), c(UInt(8), 7))}}) == "[3, 7]");
+    CHECK(bounds(Cast::make(UInt(8), x), {{"x", range(0, 200)}}) == "[(uint8)0, (uint8)200]");
+    CHECK(bounds(Cast::make(UInt(8), x), {{"x", range(0, 300)}}) == "[(uint8)0, (uint8)255]");
+    CHECK(bounds(Cast::make(Int(64), x), {{"x", Interval(a, b)}}) == "[int64(a), int64(b)]");
+    CHECK(bounds(Cast::make(Int(32), x), {{"x", range(0, 9)}}) == "[0, 9]");
+    Expr fx = Variable::make(Float(32), "fx");
+    CHECK(bounds(Cast::make(Int(32), fx), {{"fx", Interval(FloatImm::make(Float(32), -1.5), FloatImm::make(Float(32), 2.5))}}) ==
+          "[-1, 2]");
+    CHECK(bounds(Cast::make(Float(32), x), {{"x", range(-3, 3)}}) == "[-3.0f, 3.0f]");
+}
+
+TEST_CASE("unknown values span their type: bounded for narrow types, not for int32") {
+    CHECK(bounds(func_call(UInt(8), "f", {x})) == "[(uint8)0, (uint8)255]");
+    CHECK(bounds(image_call(Int(16), "in", {x})) == "[(int16)-32768, (int16)32767]");
+    CHECK(bounds(func_call(Bool(), "f", {x})) == "[(bool)0, (bool)1]");
+    CHECK(bounds(func_call(Int(32), "f", {x})) == "[-inf, +inf]");
+    CHECK(bounds(Load::make(UInt(16), "buf", x)) == "[(uint16)0, (uint16)65535]");
+    CHECK(bounds(Cast::make(Int(32), func_call(UInt(8), "f", {x}))) == "[0, 255]");
+    CHECK(bounds(Add::make(Cast::make(Int(32), func_call(UInt(8), "f", {x})), i32(1))) == "[1, 256]");
+    // Narrow arithmetic that may wrap spans the type.
+    Expr u = Variable::make(UInt(8), "u");
+    CHECK(bounds(Add::make(u, c(UInt(8), 1)), {{"u", Interval(c(UInt(8), 0), c(UInt(8), 254))}}) ==
+          "[(uint8)1, (uint8)255]");
+    CHECK(bounds(Add::make(u, c(UInt(8), 1)), {{"u", Interval(c(UInt(8), 0), c(UInt(8), 255))}}) ==
+          "[(uint8)0, (uint8)255]");
+    CHECK(bounds(Add::make(u, c(UInt(8), 1))) == "[(u + (uint8)1), (u + (uint8)1)]");
+    // Pure intrinsics of single points are single points.
+    Expr extent = Call::make_intrinsic(Int(32), Intrinsic::BufferExtent, {Variable::make(Handle(), "in.buffer"), i32(0)});
+    CHECK(bounds_of_expr(Sub::make(extent, i32(1))).is_single_point());
+}
+
+TEST_CASE("bounds of lets, comparisons, ramps and broadcasts") {
+    Expr t = int_var("t");
+    CHECK(bounds(Let::make("t", Mul::make(x, i32(2)), Add::make(t, i32(1))), {{"x", range(0, 10)}}) == "[1, 21]");
+    CHECK(bounds(LT::make(x, y)) == "[(x < y), (x < y)]");
+    CHECK(bounds(LT::make(x, i32(5)), {{"x", range(0, 10)}}) == "[(bool)0, (bool)1]");
+    CHECK(bounds(LT::make(x, i32(50)), {{"x", range(0, 10)}}) == "[(bool)1, (bool)1]");
+    CHECK(bounds(Ramp::make(x, i32(2), 4), {{"x", range(0, 10)}}) == "[0, 16]");
+    CHECK(bounds(Ramp::make(x, i32(-1), 4), {{"x", range(0, 10)}}) == "[-3, 10]");
+    CHECK(bounds(Ramp::make(x, i32(1), 8)) == "[x, (x + 7)]");
+    CHECK(bounds(Broadcast::make(x, 8), {{"x", range(0, 10)}}) == "[0, 10]");
+    CHECK(bounds(Add::make(Ramp::make(x, i32(1), 4), Broadcast::make(y, 4)), {{"x", range(0, 10)}}) == "[y, (y + 13)]");
+}
+
+TEST_CASE("boxes touched by a loop nest: calls, provides, loops, lets and ifs") {
+    // for x in [0, n), for y in [0, 10): f(x, y) = g(x + 1, y * 2) + in(x - 1, 0)
+    Expr g = func_call(Int(32), "g", {Add::make(x, i32(1)), Mul::make(y, i32(2))});
+    Expr in = image_call(Int(32), "in", {Sub::make(x, i32(1)), i32(0)});
+    Stmt provide = Provide::make("f", {Add::make(g, in)}, {x, y});
+    Stmt nest = For::make("x", i32(0), n, ForKind::Serial, For::make("y", i32(0), i32(10), ForKind::Serial, provide));
+    std::map<std::string, Box> boxes = boxes_touched(nest);
+    REQUIRE(boxes.size() == 3);
+    CHECK(str(boxes["f"][0]) == "[0, (n - 1)]");
+    CHECK(str(boxes["f"][1]) == "[0, 9]");
+    CHECK(str(boxes["g"][0]) == "[1, n]");
+    CHECK(str(boxes["g"][1]) == "[0, 18]");
+    CHECK(str(boxes["in"][0]) == "[-1, (n - 2)]");
+    CHECK(str(boxes["in"][1]) == "[0, 0]");
+
+    // Several sites are united; lets bind their values' intervals.
+    Expr t = int_var("t");
+    Stmt two = Block::make(Evaluate::make(func_call(Int(32), "g", {Sub::make(x, i32(5))})),
+                           LetStmt::make("t", Add::make(x, i32(2)), Evaluate::make(func_call(Int(32), "g", {t}))));
+    boxes = boxes_touched(For::make("x", a, i32(4), ForKind::Serial, two));
+    CHECK(str(boxes["g"][0]) == "[(a - 5), (a + 5)]");
+
+    // An if narrows the variables its condition compares.
+    Stmt guarded = IfThenElse::make(LT::make(x, n), Evaluate::make(func_call(Int(32), "h", {x})));
+    boxes = boxes_touched(For::make("x", i32(0), i32(100), ForKind::Serial, guarded));
+    CHECK(str(boxes["h"][0]) == "[0, min((n - 1), 99)]");
+
+    // Loop bounds that are themselves ranges: the union over the outer loop.
+    Stmt inner = For::make("x", Mul::make(y, i32(8)), i32(8), ForKind::Serial, Evaluate::make(func_call(Int(32), "h", {x})));
+    boxes = boxes_touched(For::make("y", i32(0), i32(4), ForKind::Serial, inner));
+    CHECK(str(boxes["h"][0]) == "[0, 31]");
+
+    // Only Func and image calls count.
+    CHECK(boxes_touched(Add::make(Load::make(Int(32), "buf", x), Call::make_extern(Int(32), "abs", {x}))).empty());
+    // Given an expression and a scope.
+    boxes = boxes_touched(func_call(UInt(8), "lut", {Cast::make(Int(32), func_call(UInt(8), "f", {x}))}),
+                          {{"x", range(0, 3)}});
+    CHECK(str(boxes["lut"][0]) == "[0, 255]");
+    CHECK(str(boxes["f"][0]) == "[0, 3]");
+}
+
+TEST_CASE("unbounded coordinates give unbounded boxes, which bounds inference reports") {
+    Stmt s = Evaluate::make(func_call(Int(32), "g", {func_call(Int(32), "f", {x})}));
+    std::map<std::string, Box> boxes = boxes_touched(For::make("x", i32(0), i32(10), ForKind::Serial, s));
+    CHECK_FALSE(boxes["g"][0].is_bounded());
+    CHECK(str(boxes["f"][0]) == "[0, 9]");
+}
+
+TEST_CASE("boxes of long let chains are found without deep recursion") {
+    const int count = 20000;
+    Stmt s = Evaluate::make(func_call(Int(32), "g", {int_var("v" + std::to_string(count - 1))}));
+    for (int i = count - 1; i >= 1; i--) {
+        s = LetStmt::make("v" + std::to_string(i), Add::make(int_var("v" + std::to_string(i - 1)), i32(1)), s);
+    }
+    s = LetStmt::make("v0", x, s);
+    std::map<std::string, Box> boxes = boxes_touched(For::make("x", i32(0), i32(10), ForKind::Serial, s));
+    CHECK(str(boxes["g"][0]) == "[" + std::to_string(count - 1) + ", " + std::to_string(count + 8) + "]");
+}
+
+// ---- Randomized: bounds contain every value ----
+
+namespace {
+
+void check_bounds_contain_values(uint32_t seed) {
+    test::RandomExprs gen(seed);
+    int checked = 0;
+    for (int iteration = 0; iteration < 2000; iteration++) {
+        Type t = gen.random_type();
+        Expr e = gen.expr(t, 1 + gen.pick(5));
+        // x of each type ranges over a constant interval, y_int32 over one in terms of the free z_int32.
+        std::map<std::string, Interval> scope;
+        std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+        for (Type vt : test::RandomExprs::types()) {
+            int64_t lo = gen.random_value(vt), hi = gen.random_value(vt);
+            if (lo > hi) std::swap(lo, hi);
+            if (vt == Int(32)) hi = lo + gen.pick(40);
+            ranges[test::RandomExprs::var_name("x", vt)] = {lo, hi};
+            scope[test::RandomExprs::var_name("x", vt)] = Interval(make_const(vt, lo), make_const(vt, hi));
+        }
+        Expr z = test::RandomExprs::var("z", Int(32));
+        scope["y_int32"] = Interval(Sub::make(z, i32(2)), Add::make(z, i32(5)));
+        Interval bounds = bounds_of_expr(e, scope);
+        for (int sample = 0; sample < 12; sample++) {
+            test::Evaluator ev;
+            for (Type vt : test::RandomExprs::types()) {
+                for (const char* name : {"x", "y", "z"}) {
+                    const std::string v = test::RandomExprs::var_name(name, vt);
+                    ev.env[v] = gen.random_value(vt);
+                    if (ranges.count(v)) ev.env[v] = ranges[v].first + gen.pick(int(ranges[v].second - ranges[v].first + 1));
+                }
+            }
+            ev.env["y_int32"] = ev.env["z_int32"] - 2 + gen.pick(8);
+            const int64_t value = ev.eval(e);
+            if (ev.overflowed) continue;  // Int(32) overflow is assumed away
+            test::Evaluator ends = ev;
+            const std::optional<int64_t> lo = bounds.min.defined() ? std::optional<int64_t>(ends.eval(bounds.min)) : std::nullopt;
+            const std::optional<int64_t> hi = bounds.max.defined() ? std::optional<int64_t>(ends.eval(bounds.max)) : std::nullopt;
+            if (ends.overflowed) continue;
+            checked++;
+            if ((lo && value < *lo) || (hi && value > *hi)) {
+                std::string env;
+                for (const auto& [k, v] : ev.env) env += k + "=" + std::to_string(v) + " ";
+                FAIL_CHECK("a value escapes its bounds\n  expression: " << e << "\n  bounds: " << bounds << "\n  at " << env
+                                                                     << "\n  value " << value);
+                return;
+            }
+        }
+        if (t != Int(32)) CHECK_MESSAGE(bounds.is_bounded(), "narrow types are always bounded: " << e);
+    }
+    CHECK(checked > 15000);
+}
+
+}  // namespace
+
+TEST_CASE("randomized: the bounds of an expression contain each value it takes") {
+    for (uint32_t seed : {21u, 22u, 23u, 24u}) check_bounds_contain_values(seed);
+}
