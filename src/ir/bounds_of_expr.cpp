@@ -22,7 +22,8 @@ bool is_int(Type t) { return t.is_int_or_uint(); }
 class BoundsOf {
 public:
     BoundsOf(const std::map<std::string, Interval>& s, const BoundsOptions& o) : scope(s), options(o) {
-        lookup = [this](const std::string& name) { return constant_of(name); };
+        node_lookup = [this](const std::string& name) { return constant_of(name); };
+        end_lookup = [this](const std::string& name) { return constant_of_outer(name); };
     }
 
     Interval bounds(const Expr& e) {
@@ -43,7 +44,9 @@ private:
     };
     const std::map<std::string, Interval>& scope;
     const BoundsOptions& options;
-    ConstantLookup lookup;
+    // Subexpressions of e see the Lets around them; the ends of intervals never mention a name a Let
+    // of e binds (its interval stands in for it), so they are read in the scope outside e.
+    ConstantLookup node_lookup, end_lookup;
     // Variables bound by Lets inside the expression, innermost last.
     std::map<std::string, std::vector<Binding>> lets;
     // Constant ranges of scope variables, derived when first needed.
@@ -58,6 +61,10 @@ private:
     std::optional<ConstantInterval> constant_of(const std::string& name) {
         auto l = lets.find(name);
         if (l != lets.end() && !l->second.empty()) return l->second.back().constant;
+        return constant_of_outer(name);
+    }
+
+    std::optional<ConstantInterval> constant_of_outer(const std::string& name) {
         if (options.constant_scope) {
             auto it = options.constant_scope->find(name);
             if (it != options.constant_scope->end()) return it->second;
@@ -81,11 +88,11 @@ private:
         ConstantInterval r = ConstantInterval::of_type(t);
         if (i.min.defined()) {
             if (auto k = as_exact_int(i.min)) r.min = *k;
-            else if (auto b = constant_bounds(i.min, lookup)) r.min = b->min;
+            else if (auto b = constant_bounds(i.min, end_lookup)) r.min = b->min;
         }
         if (i.max.defined()) {
             if (auto k = as_exact_int(i.max)) r.max = *k;
-            else if (auto b = constant_bounds(i.max, lookup)) r.max = b->max;
+            else if (auto b = constant_bounds(i.max, end_lookup)) r.max = b->max;
         }
         return r;
     }
@@ -304,7 +311,7 @@ private:
     }
 
     Interval logical(const Expr& e) {
-        auto r = constant_bounds(e, lookup);
+        auto r = constant_bounds(e, node_lookup);
         if (r && r->is_point()) return Interval::single_point(make_bool(r->min != 0, 1));
         if (e.type().is_scalar() && children_are_points(e)) return Interval::single_point(e);
         return Interval(const_false(), const_true());
@@ -394,7 +401,7 @@ private:
             if (Expr point = pure_call_point(op); point.defined()) return Interval::single_point(point);
         }
         if (!is_int(t)) return Interval::everything();
-        auto r = constant_bounds(e, lookup);
+        auto r = constant_bounds(e, node_lookup);
         return r ? from_constant(*r, t) : opaque(t);
     }
 
@@ -422,7 +429,7 @@ private:
         Interval fallback = Interval::everything();
         const Type t = e.type().element_of();
         if (is_int(t)) {
-            if (auto c = constant_bounds(e, lookup)) fallback = from_constant(*c, t);
+            if (auto c = constant_bounds(e, node_lookup)) fallback = from_constant(*c, t);
         }
         if (big_min) r.min = fallback.min;
         if (big_max) r.max = fallback.max;

@@ -1,6 +1,9 @@
 // boxes_touched: the regions of Funcs and images that a piece of IR reads and writes, the core of
 // bounds inference.
 
+#include <optional>
+#include <set>
+
 #include "ir/interval.h"
 #include "ir/interval_ends.h"
 #include "ir/ir_util.h"
@@ -11,14 +14,54 @@
 namespace tessera::ir {
 namespace {
 
+// The names an expression mentions.
+void collect_names(const Expr& e, std::set<std::string>& names) {
+    class Collect : public Visitor {
+    public:
+        explicit Collect(std::set<std::string>& n) : names(n) {}
+        std::set<std::string>& names;
+
+    private:
+        void visit(const Variable* op) override { names.insert(op->name); }
+    } collect(names);
+    collect.include(e);
+}
+
 class BoxesTouched : public Visitor {
 public:
-    explicit BoxesTouched(const std::map<std::string, Interval>& s) : scope(s) {}
+    explicit BoxesTouched(const std::map<std::string, Interval>& s) {
+        for (const auto& [name, interval] : s) set(name, interval);
+    }
     std::map<std::string, Box> boxes;
 
 private:
+    // Intervals of the names in scope, and how often each name appears in their ends.
     std::map<std::string, Interval> scope;
-    using Saved = std::pair<std::string, std::optional<Interval>>;
+    std::map<std::string, int> referenced;
+    // What a binder replaced, to put back when its scope ends.
+    struct Saved {
+        std::string name;
+        std::optional<Interval> previous;
+        std::vector<std::pair<std::string, Interval>> rewritten;
+    };
+
+    void count(const Interval& i, int delta) {
+        std::set<std::string> names;
+        if (i.min.defined()) collect_names(i.min, names);
+        if (i.max.defined()) collect_names(i.max, names);
+        for (const std::string& n : names) referenced[n] += delta;
+    }
+
+    void set(const std::string& name, const std::optional<Interval>& interval) {
+        auto it = scope.find(name);
+        if (it != scope.end()) {
+            count(it->second, -1);
+            scope.erase(it);
+        }
+        if (!interval) return;
+        scope[name] = *interval;
+        count(*interval, +1);
+    }
 
     void touch(const std::string& name, const std::vector<Expr>& coordinates) {
         Box box;
@@ -30,17 +73,32 @@ private:
         for (size_t d = 0; d < box.size(); d++) it->second[d] = interval_union(it->second[d], box[d]);
     }
 
+    // Binds name to interval. Intervals written in terms of an outer variable of that name would be
+    // read as being about the new one: they are replaced by their constant ranges meanwhile.
     Saved bind(const std::string& name, const Interval& interval) {
-        auto it = scope.find(name);
-        Saved saved{name, it == scope.end() ? std::nullopt : std::optional<Interval>(it->second)};
-        scope[name] = interval;
+        Saved saved{name, std::nullopt, {}};
+        if (auto it = scope.find(name); it != scope.end()) saved.previous = it->second;
+        if (referenced[name] > 0) {
+            ConstantScope constants = constant_scope(scope);
+            for (const auto& [other, i] : scope) {
+                if ((i.min.defined() && uses_var(i.min, name)) || (i.max.defined() && uses_var(i.max, name))) {
+                    saved.rewritten.emplace_back(other, i);
+                }
+            }
+            for (const auto& [other, i] : saved.rewritten) {
+                auto c = constants.find(other);
+                const Type t = (i.min.defined() ? i.min : i.max).type();
+                set(other, c != constants.end() ? interval_ends::from_constant(c->second, t) : Interval::everything());
+            }
+        }
+        set(name, interval);
         return saved;
     }
 
     void unbind(std::vector<Saved>& saved) {
         for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
-            if (it->second) scope[it->first] = *it->second;
-            else scope.erase(it->first);
+            set(it->name, it->previous);
+            for (auto r = it->rewritten.rbegin(); r != it->rewritten.rend(); ++r) set(r->first, r->second);
         }
         saved.clear();
     }
@@ -84,25 +142,40 @@ private:
         unbind(saved);
     }
 
+    // Narrows scope by a condition; returns each narrowed name's interval from before.
+    std::map<std::string, Interval> narrow(const Expr& condition, bool holds) {
+        std::map<std::string, Interval> before;
+        for (const ScopeChange& c : narrow_scope(condition, holds, scope)) before.emplace(c.name, c.previous);
+        for (const auto& [name, old] : before) {
+            count(old, -1);
+            count(scope[name], +1);
+        }
+        return before;
+    }
+
+    void restore(const std::map<std::string, Interval>& before) {
+        for (const auto& [name, old] : before) set(name, old);
+    }
+
     void visit(const IfThenElse* op) override {
         include(op->condition);
-        std::vector<ScopeChange> changes = narrow_scope(op->condition, true, scope);
+        auto before = narrow(op->condition, true);
         include(op->then_case);
-        restore_scope(changes, scope);
+        restore(before);
         if (!op->else_case.defined()) return;
-        changes = narrow_scope(op->condition, false, scope);
+        before = narrow(op->condition, false);
         include(op->else_case);
-        restore_scope(changes, scope);
+        restore(before);
     }
 
     void visit(const Select* op) override {
         include(op->condition);
-        std::vector<ScopeChange> changes = narrow_scope(op->condition, true, scope);
+        auto before = narrow(op->condition, true);
         include(op->true_value);
-        restore_scope(changes, scope);
-        changes = narrow_scope(op->condition, false, scope);
+        restore(before);
+        before = narrow(op->condition, false);
         include(op->false_value);
-        restore_scope(changes, scope);
+        restore(before);
     }
 };
 

@@ -1,6 +1,7 @@
 #include "ir/interval.h"
 
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "ir/interval_ends.h"
@@ -228,7 +229,9 @@ private:
         IRKind op;
         if (!as_comparison(cond, holds, a, b, op)) return;
         if (!assumes_no_overflow(a.type()) || !a.type().is_scalar()) return;
-        LinearForm d = linear_form_of(linear_difference(a, b));
+        std::optional<LinearForm> difference = exact_difference(a, b);
+        if (!difference || !negatable(*difference)) return;
+        const LinearForm& d = *difference;
         for (const auto& [term, c] : d.terms) {
             const Variable* v = term.as<Variable>();
             if (!v || (c != 1 && c != -1) || !scope.count(v->name)) continue;
@@ -243,6 +246,17 @@ private:
             if (c == 1 || op == IRKind::EQ) narrow(v->name, Expr(), upper);
             if (c == -1 || op == IRKind::EQ) narrow(v->name, lower, Expr());
         }
+    }
+
+    // Whether negating every coefficient and the constant stays exact.
+    static bool negatable(const LinearForm& f) {
+        const int64_t most_negative = f.type.bits() >= 64 ? std::numeric_limits<int64_t>::min()
+                                                          : -(int64_t(1) << (f.type.bits() - 1));
+        if (f.constant == most_negative) return false;
+        for (const auto& [term, c] : f.terms) {
+            if (c == most_negative) return false;
+        }
+        return true;
     }
 
     static LinearForm negated(const LinearForm& f) {

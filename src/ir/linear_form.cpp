@@ -5,6 +5,7 @@
 #include <optional>
 #include <vector>
 
+#include "ir/constant_bounds.h"
 #include "ir/ir_util.h"
 
 namespace tessera::ir {
@@ -160,10 +161,24 @@ LinearForm gather_linear_form(const Expr& e, const std::function<Expr(const Expr
 
 LinearForm linear_form_of(const Expr& e) { return Gatherer(e.type(), nullptr).run(e); }
 
-Expr linear_difference(const Expr& a, const Expr& b) {
-    LinearForm f = linear_form_of(a);
-    f.add(linear_form_of(b), -1);
-    return f.to_expr();
+std::optional<LinearForm> exact_difference(const Expr& a, const Expr& b) {
+    const Type t = a.type();
+    if (!has_linear_form(t) || !t.is_int()) return std::nullopt;
+    const LinearForm fa = linear_form_of(a), fb = linear_form_of(b);
+    const Int128 lo = -(Int128(1) << (t.bits() - 1)), hi = (Int128(1) << (t.bits() - 1)) - 1;
+    auto fits = [&](Int128 v) { return v >= lo && v <= hi; };
+    std::map<Expr, Int128, ExprLess> exact;
+    for (const auto& [term, c] : fa.terms) exact[term] += c;
+    for (const auto& [term, c] : fb.terms) exact[term] -= c;
+    const Int128 constant = Int128(fa.constant) - Int128(fb.constant);
+    if (!fits(constant)) return std::nullopt;
+    LinearForm d(t);
+    d.add_constant(int64_t(constant));
+    for (const auto& [term, c] : exact) {
+        if (!fits(c)) return std::nullopt;
+        d.add_term(term, int64_t(c));
+    }
+    return d;
 }
 
 }  // namespace tessera::ir

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "ir/equal.h"
 
@@ -39,7 +40,9 @@ LinearForm gather_linear_form(const Expr& e, const std::function<Expr(const Expr
 // The linear form of an expression that is already simplified; nothing is rewritten.
 LinearForm linear_form_of(const Expr& e);
 
-// The expression a - b, built as a linear form (for types with one).
-Expr linear_difference(const Expr& a, const Expr& b);
+// a - b as a linear form computed exactly, for expressions the compiler builds to reason with
+// (not arithmetic of the program, which wraps). Empty where a coefficient or the constant of the
+// exact difference does not fit the type.
+std::optional<LinearForm> exact_difference(const Expr& a, const Expr& b);
 
 }  // namespace tessera::ir

@@ -1,7 +1,8 @@
 #pragma once
 // The rewriting traversal of IR. Override visit() for the nodes to rewrite; the base rebuilds a
 // node only when a child changed, so unchanged subtrees stay shared. Let and LetStmt chains and
-// Blocks are rebuilt iteratively.
+// Blocks are rebuilt iteratively: as in Visitor, an override of visit(Let) or visit(LetStmt) is
+// called with the head of each chain and must handle the chain itself.
 
 #include "ir/node_list.h"
 #include "ir/stmt.h"

@@ -11,6 +11,7 @@
 
 #include "ir/constant_bounds.h"
 #include "ir/interval.h"
+#include "ir/linear_form.h"
 #include "ir/mutator.h"
 
 namespace tessera::ir {
@@ -107,6 +108,7 @@ private:
     // integer.
     std::optional<ConstantInterval> proven_range(const Expr& e);
     void refine_range(ConstantInterval& r, const Expr& e, const std::map<std::string, Interval>& s);
+    ConstantInterval form_range(const LinearForm& f);
     // Whether a <= b is proved (integers only).
     bool prove_le(const Expr& a, const Expr& b);
 

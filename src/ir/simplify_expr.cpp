@@ -2,6 +2,7 @@
 // min/max, comparisons, logic and selects.
 
 #include <cmath>
+#include <limits>
 
 #include "ir/const_fold.h"
 #include "ir/equal.h"
@@ -166,12 +167,13 @@ std::optional<ConstantInterval> Simplifier::proven_range(const Expr& e) {
     if (!t.is_int_or_uint()) return std::nullopt;
     if (auto k = as_exact_int(e)) return ConstantInterval::point(*k);
     if (!use_intervals) return std::nullopt;
-    std::optional<ConstantInterval> r = constant_bounds(e, constants);
-    if (!r || !assumes_no_overflow(t) || !e.type().is_scalar() || symbolic_intervals == 0) return r;
+    if (!assumes_no_overflow(t) || !e.type().is_scalar()) return constant_bounds(e, constants);
+    ConstantInterval r = form_range(linear_form_of(e));
     // Symbolic intervals (a loop over [0, n - 1]) prove what constants cannot (x <= n - 1). With
     // the variables that other intervals are written in left symbolic, relations survive too.
-    refine_range(*r, e, scope);
-    if (inner_scope.size() != scope.size()) refine_range(*r, e, inner_scope);
+    if (symbolic_intervals == 0) return r;
+    refine_range(r, e, scope);
+    if (inner_scope.size() != scope.size()) refine_range(r, e, inner_scope);
     return r;
 }
 
@@ -180,20 +182,36 @@ void Simplifier::refine_range(ConstantInterval& r, const Expr& e, const std::map
     options.constant_scope = &constants;
     options.max_size = 64;
     Interval i = bounds_of_expr(e, s, options);
-    if (i.min.defined()) {
-        if (auto lo = constant_bounds(i.min, constants)) r.min = std::max(r.min, lo->min);
+    if (i.min.defined()) r.min = std::max(r.min, form_range(linear_form_of(i.min)).min);
+    if (i.max.defined()) r.max = std::min(r.max, form_range(linear_form_of(i.max)).max);
+}
+
+// The range of sum(c * term) + k, summed exactly: the sum is the compiler's, not the program's, so
+// it must not wrap or be clamped. A term whose range reaches its type's extreme is unbounded there
+// (the extreme may stand for a clamped overflow).
+ConstantInterval Simplifier::form_range(const LinearForm& f) {
+    const Int128 infinity = Int128(1) << 100;
+    const ConstantInterval all = ConstantInterval::of_type(f.type);
+    ConstantInterval sum = ConstantInterval::point(f.constant);
+    for (const auto& [term, c] : f.terms) {
+        std::optional<ConstantInterval> r = use_intervals ? constant_bounds(term, constants) : std::nullopt;
+        ConstantInterval range{-infinity, infinity};
+        if (r && r->min > all.min) range.min = r->min;
+        if (r && r->max < all.max) range.max = r->max;
+        sum = sum + range * ConstantInterval::point(c);
     }
-    if (i.max.defined()) {
-        if (auto hi = constant_bounds(i.max, constants)) r.max = std::min(r.max, hi->max);
-    }
+    return sum;
 }
 
 bool Simplifier::prove_le(const Expr& a, const Expr& b) {
     const Type t = a.type();
     if (!t.is_int_or_uint() || t.is_bool() || !t.is_scalar()) return false;
     if (assumes_no_overflow(t)) {
-        auto d = proven_range(linear_difference(b, a));
-        return d && d->min >= 0;
+        std::optional<LinearForm> d = exact_difference(b, a);
+        if (!d) return false;
+        if (d->is_constant()) return d->constant >= 0;
+        auto r = proven_range(d->to_expr());
+        return r && r->min >= 0;
     }
     auto ra = proven_range(a), rb = proven_range(b);
     return ra && rb && ra->max <= rb->min;
@@ -430,21 +448,26 @@ Expr Simplifier::ordered_comparison(IRKind kind, const Expr& a, const Expr& b) {
         return d ? make_bool(*d) : Expr();
     }
     // a op b is 0 op (b - a) without overflow.
-    LinearForm fa = linear_form_of(a), fb = linear_form_of(b), d = fb;
-    d.add(fa, -1);
-    Expr difference = d.to_expr();
-    if (auto r = proven_range(difference)) {
+    std::optional<LinearForm> d = exact_difference(b, a);
+    if (!d) return Expr();
+    if (d->is_constant()) return make_bool(*decide(kind, ConstantInterval::point(0), ConstantInterval::point(d->constant)));
+    if (auto r = proven_range(d->to_expr())) {
         if (auto decided = decide(kind, ConstantInterval::point(0), *r)) return make_bool(*decided);
     }
-    if (d.terms.size() == fa.terms.size() + fb.terms.size()) return Expr();
+    const size_t terms_before = linear_form_of(a).terms.size() + linear_form_of(b).terms.size();
+    if (d->terms.size() == terms_before) return Expr();
     // Cancelled terms: b - a is P - N, and a op b is N op P.
+    const int64_t most_negative = a.type().bits() >= 64 ? std::numeric_limits<int64_t>::min()
+                                                        : -(int64_t(1) << (a.type().bits() - 1));
     LinearForm p(a.type()), n(a.type());
-    for (const auto& [term, c] : d.terms) {
+    for (const auto& [term, c] : d->terms) {
+        if (c == most_negative) return Expr();
         if (c > 0) p.add_term(term, c);
         else n.add_term(term, -c);
     }
-    if (d.constant > 0) p.add_constant(d.constant);
-    else n.add_constant(-d.constant);
+    if (d->constant == most_negative) return Expr();
+    if (d->constant > 0) p.add_constant(d->constant);
+    else n.add_constant(-d->constant);
     return make_binary(kind, n.to_expr(), p.to_expr());
 }
 

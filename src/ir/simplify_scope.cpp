@@ -173,7 +173,7 @@ Simplifier::Saved Simplifier::enter(const std::string& name, const std::optional
     if (auto it = replacements.find(name); it != replacements.end()) saved.replacement = it->second;
     memo.clear();
     // Intervals written in terms of an outer variable of this name no longer mean what they say.
-    if (binder_count[name] > 1) {
+    if (referenced[name] > 0) {
         for (const auto& [other, i] : scope) {
             if (other == name) continue;
             if ((i.min.defined() && uses_var(i.min, name)) || (i.max.defined() && uses_var(i.max, name))) {

@@ -1,5 +1,8 @@
 #include "ir/substitute.h"
 
+#include <utility>
+#include <vector>
+
 #include "ir/mutator.h"
 
 namespace tessera::ir {
@@ -23,24 +26,36 @@ private:
         return handle_of(op);
     }
 
-    // Lets shadow: the body of `let x = ... in body` does not see an outer x.
-    Expr visit(const Let* op) override {
-        Expr value = mutate(op->value);
-        shadowed[op->name]++;
-        Expr body = mutate(op->body);
-        shadowed[op->name]--;
-        if (value.same_as(op->value) && body.same_as(op->body)) return handle_of(op);
-        return Let::make(op->name, value, body);
+    // Lets shadow: the body of `let x = ... in body` does not see an outer x. Chains of lets
+    // are walked iteratively, as in the Mutator base.
+    template <typename LetNode, typename Body>
+    Body mutate_let_chain(const LetNode* op) {
+        std::vector<std::pair<const LetNode*, Expr>> chain;
+        const LetNode* let = op;
+        while (true) {
+            chain.emplace_back(let, mutate(let->value));
+            shadowed[let->name]++;
+            const LetNode* next = let->body.template as<LetNode>();
+            if (!next) break;
+            let = next;
+        }
+        Body body = mutate(let->body);
+        bool changed = !body.same_as(let->body);
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+            const auto& [node, value] = *it;
+            shadowed[node->name]--;
+            if (changed || !value.same_as(node->value)) {
+                body = LetNode::make(node->name, value, body);
+                changed = true;
+            } else {
+                body = handle_of(node);
+            }
+        }
+        return body;
     }
 
-    Stmt visit(const LetStmt* op) override {
-        Expr value = mutate(op->value);
-        shadowed[op->name]++;
-        Stmt body = mutate(op->body);
-        shadowed[op->name]--;
-        if (value.same_as(op->value) && body.same_as(op->body)) return handle_of(op);
-        return LetStmt::make(op->name, value, body);
-    }
+    Expr visit(const Let* op) override { return mutate_let_chain<Let, Expr>(op); }
+    Stmt visit(const LetStmt* op) override { return mutate_let_chain<LetStmt, Stmt>(op); }
 
     Stmt visit(const For* op) override {
         Expr min = mutate(op->min), extent = mutate(op->extent);

@@ -1,6 +1,8 @@
 #pragma once
 // The read-only traversal of IR. Override the visit() of the nodes you care about and call the
-// base to continue into children. Let and LetStmt chains and Blocks are walked iteratively.
+// base to continue into children. Let and LetStmt chains and Blocks are walked iteratively: the
+// base visit() of a Let or LetStmt walks the whole chain below it, so an override of those is
+// called once per chain, with its head, and must walk the chain itself (see the printer).
 
 #include "ir/node_list.h"
 #include "ir/stmt.h"

@@ -777,7 +777,7 @@ TEST_CASE("a failed allocation returns out-of-memory and names the allocation") 
     CHECK(allocator.last_size() == uint64_t(8) * 1000000 * 1000);  // computed in 64 bits
 }
 
-TEST_CASE("print writes its arguments separated by spaces and returns the first") {
+TEST_CASE("print and print_when write one line of space-separated values and return their value") {
     Expr x = var("x");
     Expr printed = intrinsic(Int(32), Intrinsic::Print,
                              {x, StringImm::make("is"), FloatImm::make(Float(32), 1.5),
@@ -792,7 +792,7 @@ TEST_CASE("print writes its arguments separated by spaces and returns the first"
     int32_t result = -1;
     std::string text = capture_stderr([&] { result = m->call(args); });
     CHECK(result == 0);
-    CHECK(text == "0 is 1.500000 7 -3\n1 is 1.500000 7 -3\n2 is 1.500000 7 -3\ntwo: 2\n");
+    CHECK(text == "0 is 1.500000 7 -3\n1 is 1.500000 7 -3\n2 is 1.500000 7 -3\n20 two: 2\n");
     for (int i = 0; i < 3; i++) {
         CHECK(out[i] == i + 1);
         CHECK(out2[i] == i * 10);

@@ -267,3 +267,104 @@ void check_bounds_contain_values(uint32_t seed) {
 TEST_CASE("randomized: the bounds of an expression contain each value it takes") {
     for (uint32_t seed : {21u, 22u, 23u, 24u}) check_bounds_contain_values(seed);
 }
+
+// ---- Randomized: boxes contain every site a loop nest touches ----
+
+namespace {
+
+// Random loop nests over x_int32 and y_int32 (the names the random expressions use), with lets, ifs
+// and calls of g (int32), lut (uint8) and in (an image) at random coordinates.
+class RandomNests {
+public:
+    explicit RandomNests(uint32_t seed) : gen(seed) {}
+    test::RandomExprs gen;
+
+    Expr coordinate() {
+        Expr e = gen.expr(Int(32), 2);
+        switch (gen.pick(4)) {
+        case 0: return Add::make(e, Cast::make(Int(32), func_call(UInt(8), "lut", {gen.expr(Int(32), 1)})));
+        case 1: return gen.leaf(Int(32));
+        default: return e;
+        }
+    }
+
+    Stmt nest(int depth) {
+        switch (depth <= 0 ? 0 : gen.pick(6)) {
+        case 0: {
+            Expr value = Add::make(func_call(Int(32), "g", {coordinate()}), image_call(Int(32), "in", {coordinate(), coordinate()}));
+            return Provide::make("f", {value}, {coordinate()});
+        }
+        case 1:
+        case 2: {
+            const std::string name = test::RandomExprs::var_name(gen.pick(2) ? "x" : "y", Int(32));
+            Expr min = gen.pick(2) ? i32(gen.pick(9) - 4) : gen.expr(Int(32), 1);
+            Expr extent = gen.pick(4) ? i32(gen.pick(6)) : Min::make(gen.expr(Int(32), 1), i32(5));
+            return For::make(name, min, extent, ForKind::Serial, nest(depth - 1));
+        }
+        case 3: {
+            Expr cond = gen.pick(2) ? gen.condition(Int(32), 1) : LT::make(gen.leaf(Int(32)), gen.expr(Int(32), 1));
+            return IfThenElse::make(cond, nest(depth - 1), gen.pick(2) ? nest(depth - 1) : Stmt());
+        }
+        case 4: {
+            const std::string name = gen.pick(3) == 0 ? "x_int32" : "t" + std::to_string(gen.pick(2)) + "_int32";
+            Stmt body = nest(depth - 1);
+            if (gen.pick(2)) body = Block::make(body, Evaluate::make(func_call(Int(32), "g", {Variable::make(Int(32), name)})));
+            return LetStmt::make(name, gen.expr(Int(32), 2), body);
+        }
+        default: return Block::make(nest(depth - 1), nest(depth - 1));
+        }
+    }
+};
+
+void check_boxes_contain_sites(uint32_t seed) {
+    RandomNests nests(seed);
+    test::RandomExprs& gen = nests.gen;
+    int checked = 0;
+    for (int iteration = 0; iteration < 600; iteration++) {
+        Stmt s = nests.nest(4);
+        std::map<std::string, Interval> scope;
+        int64_t z_lo = 0, z_hi = 0;
+        const bool z_in_scope = gen.pick(2);
+        if (z_in_scope) {
+            z_lo = gen.pick(21) - 10;
+            z_hi = z_lo + gen.pick(10);
+            scope["z_int32"] = range(z_lo, z_hi);
+        }
+        std::map<std::string, Box> boxes = boxes_touched(s, scope);
+        for (int sample = 0; sample < 4; sample++) {
+            test::Interpreter run;
+            for (Type vt : test::RandomExprs::types()) {
+                for (const char* name : {"x", "y", "z"}) run.ev.env[test::RandomExprs::var_name(name, vt)] = gen.random_value(vt);
+            }
+            if (z_in_scope) run.ev.env["z_int32"] = z_lo + gen.pick(int(z_hi - z_lo + 1));
+            test::Evaluator outside = run.ev;
+            run.run(s);
+            if (run.ev.overflowed) continue;
+            for (const auto& [name, coordinates] : run.sites) {
+                REQUIRE(boxes.count(name));
+                const Box& box = boxes[name];
+                REQUIRE(box.size() == coordinates.size());
+                for (size_t d = 0; d < box.size(); d++) {
+                    test::Evaluator ends = outside;
+                    std::optional<int64_t> lo, hi;
+                    if (box[d].min.defined()) lo = ends.eval(box[d].min);
+                    if (box[d].max.defined()) hi = ends.eval(box[d].max);
+                    if (ends.overflowed) continue;
+                    checked++;
+                    if ((lo && coordinates[d] < *lo) || (hi && coordinates[d] > *hi)) {
+                        FAIL_CHECK("a site escapes its box: " << name << " dimension " << d << " at " << coordinates[d]
+                                                              << ", box " << box[d] << "\n" << s);
+                        return;
+                    }
+                }
+            }
+        }
+    }
+    CHECK(checked > 1000);
+}
+
+}  // namespace
+
+TEST_CASE("randomized: boxes_touched contains every site a loop nest touches") {
+    for (uint32_t seed : {31u, 32u, 33u}) check_boxes_contain_sites(seed);
+}

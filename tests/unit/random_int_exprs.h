@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <tuple>
 #include <map>
 #include <optional>
 #include <random>
@@ -46,6 +48,28 @@ public:
     std::map<std::string, int64_t> env;
     // Whether an Int(32) operation left the type's range, which the compiler assumes never happens.
     bool overflowed = false;
+    // The value of a Func or image call at a site; absent, calls are not expected.
+    std::function<int64_t(const ir::Call*, const std::vector<int64_t>&)> on_call;
+
+    // f() evaluated with name bound to value.
+    template <typename F>
+    auto with(const std::string& name, int64_t value, F f) {
+        auto old = env.find(name);
+        std::optional<int64_t> saved = old == env.end() ? std::nullopt : std::optional<int64_t>(old->second);
+        env[name] = value;
+        auto restore = [&] {
+            if (saved) env[name] = *saved;
+            else env.erase(name);
+        };
+        if constexpr (std::is_void_v<decltype(f())>) {
+            f();
+            restore();
+        } else {
+            auto r = f();
+            restore();
+            return r;
+        }
+    }
 
     int64_t eval(const Expr& e) {
         using namespace ir;
@@ -72,6 +96,11 @@ public:
         if (const Not* op = e.as<Not>()) return !eval(op->a);
         if (const Select* op = e.as<Select>()) return eval(op->condition) ? eval(op->true_value) : eval(op->false_value);
         if (const Let* op = e.as<Let>()) return let(op);
+        if (const Call* op = e.as<Call>(); op && on_call) {
+            std::vector<int64_t> args;
+            for (const Expr& a : op->args) args.push_back(eval(a));
+            return wrap_to(t, on_call(op, args));
+        }
         throw std::logic_error("evaluator: unexpected node");
     }
 
@@ -83,13 +112,53 @@ private:
 
     int64_t let(const ir::Let* op) {
         int64_t value = eval(op->value);
-        auto old = env.find(op->name);
-        std::optional<int64_t> saved = old == env.end() ? std::nullopt : std::optional<int64_t>(old->second);
-        env[op->name] = value;
-        int64_t r = eval(op->body);
-        if (saved) env[op->name] = *saved;
-        else env.erase(op->name);
-        return r;
+        return with(op->name, value, [&] { return eval(op->body); });
+    }
+
+};
+
+// Runs loop nests of For, LetStmt, IfThenElse, Block, Provide, Store and Evaluate, recording every
+// site of a Func or image call and of a Provide, and every Store.
+class Interpreter {
+public:
+    Evaluator ev;
+    std::vector<std::pair<std::string, std::vector<int64_t>>> sites;
+    std::vector<std::tuple<std::string, int64_t, int64_t>> stores;
+
+    Interpreter() {
+        ev.on_call = [this](const ir::Call* op, const std::vector<int64_t>& args) {
+            sites.emplace_back(op->name, args);
+            int64_t h = 17;
+            for (int64_t a : args) h = h * 31 + a;
+            return h;
+        };
+    }
+
+    void run(const ir::Stmt& s) {
+        using namespace ir;
+        if (!s.defined()) return;
+        if (const Block* b = s.as<Block>()) {
+            for (const Stmt& x : b->stmts) run(x);
+        } else if (const For* f = s.as<For>()) {
+            const int64_t min = ev.eval(f->min), extent = ev.eval(f->extent);
+            for (int64_t i = min; i < min + extent; i++) ev.with(f->name, i, [&] { run(f->body); });
+        } else if (const LetStmt* l = s.as<LetStmt>()) {
+            const int64_t v = ev.eval(l->value);
+            ev.with(l->name, v, [&] { run(l->body); });
+        } else if (const IfThenElse* i = s.as<IfThenElse>()) {
+            run(ev.eval(i->condition) ? i->then_case : i->else_case);
+        } else if (const Provide* p = s.as<Provide>()) {
+            std::vector<int64_t> args;
+            for (const Expr& a : p->args) args.push_back(ev.eval(a));
+            for (const Expr& v : p->values) ev.eval(v);
+            sites.emplace_back(p->name, args);
+        } else if (const Store* st = s.as<Store>()) {
+            stores.emplace_back(st->name, ev.eval(st->index), ev.eval(st->value));
+        } else if (const Evaluate* e = s.as<Evaluate>()) {
+            ev.eval(e->value);
+        } else {
+            throw std::logic_error("interpreter: unexpected statement");
+        }
     }
 };
 
