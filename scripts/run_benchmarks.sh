@@ -16,38 +16,38 @@ for program in "$build_dir"/tests/performance/*_benchmark; do
     --benchmark_format=json --benchmark_out="$results/$(basename "$program").json" "$@" >/dev/null
 done
 
-python3 - "$results"/*.json <<'EOF'
-# Rows are named <workload>/<implementation>[/<size>]; each non-Tessera row is compared with the
-# Tessera row of the same workload and size: a peer by Tessera time / peer time (below 1: Tessera
-# is faster), the naive C++ loop by naive time / Tessera time (Tessera's speedup).
+python3 - "$results"/*.json <<'PY'
+# Rows are named <workload>/<implementation>[/<size>]. Each other row is compared with the Tessera
+# row of the same workload and size, by wall-clock medians: a peer by Tessera time / peer time
+# (below 1: Tessera is faster), a naive C++ loop by naive time / Tessera time (Tessera's speedup).
+# CPU time is shown too: on a busy machine it is the steadier of the two.
 import json, sys
 
-rows, context = {}, {}
+rows, context = [], {}
 for path in sys.argv[1:]:
     report = json.load(open(path))
-    # The programs' own context entries (first compile times, targets) are the ones with a "/".
+    # The programs' own entries (first compile times, targets) are the ones with a "/".
     context.update({k: v for k, v in report["context"].items() if "/" in k})
     for b in report["benchmarks"]:
-        if b.get("aggregate_name") != "median":
-            continue
-        workload, implementation, *size = b["run_name"].removesuffix("/real_time").split("/")
-        rows[(workload, "/".join(size), implementation)] = (b["real_time"], b["time_unit"], b.get("GBps"))
+        if b.get("aggregate_name") == "median":
+            workload, implementation, *size = b["run_name"].removesuffix("/real_time").split("/")
+            rows.append(dict(b, workload=workload, implementation=implementation, size="/".join(size)))
 
-def ratio_to_tessera(workload, size, implementation, time):
-    tessera = rows.get((workload, size, "tessera"))
-    if implementation == "tessera" or tessera is None:
-        return "", ""
-    if implementation.startswith("naive"):
-        return "", f"{time / tessera[0]:.2f}"
-    return f"{tessera[0] / time:.2f}", ""
+def group(r): return (r["workload"], int(r["size"]) if r["size"].isdigit() else 0)
+tessera = {group(r): r["real_time"] for r in rows if r["implementation"] == "tessera"}
 
-print(f"\n{'benchmark (median of 5)':<40}{'time':>12}{'GBps':>8}{'tessera/peer':>14}{'naive/tessera':>15}")
-tessera_first = lambda row: (row[0], row[1], row[2] != "tessera", row[2])
-for (workload, size, implementation), (time, unit, gbps) in sorted(rows.items(), key=lambda r: tessera_first(r[0])):
-    name = "/".join(filter(None, [workload, implementation, size]))
-    peer, naive = ratio_to_tessera(workload, size, implementation, time)
-    rate = f"{gbps:.2f}" if gbps is not None else ""
-    print(f"{name:<40}{time:>9.2f} {unit:<2}{rate:>8}{peer:>14}{naive:>15}")
+print(f"\n{'benchmark (median of 5)':<36}{'time':>12}{'cpu':>12}{'GBps':>7}{'tessera/peer':>14}{'naive/tessera':>15}")
+for r in sorted(rows, key=lambda r: (group(r), r["implementation"] != "tessera", r["implementation"])):
+    name = "/".join(filter(None, [r["workload"], r["implementation"], r["size"]]))
+    peer = naive = ""
+    if r["implementation"] != "tessera" and group(r) in tessera:
+        if r["implementation"].startswith("naive"):
+            naive = f"{r['real_time'] / tessera[group(r)]:.2f}"
+        else:
+            peer = f"{tessera[group(r)] / r['real_time']:.2f}"
+    rate = f"{r['GBps']:.2f}" if "GBps" in r else ""
+    unit = r["time_unit"]
+    print(f"{name:<36}{r['real_time']:>9.2f} {unit:<2}{r['cpu_time']:>9.2f} {unit:<2}{rate:>7}{peer:>14}{naive:>15}")
 for key, value in sorted(context.items()):
     print(f"{key}: {value}")
-EOF
+PY

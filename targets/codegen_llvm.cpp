@@ -187,7 +187,7 @@ void CodeGenLLVM::visit(const ir::Allocate* op) {
 
     builder_.SetInsertPoint(ok);
     push_symbol(op->name, memory);
-    live_allocations_.push_back(memory);
+    live_allocations_.push_back({memory});
     codegen(op->body);
     live_allocations_.pop_back();
     pop_symbol(op->name);
@@ -257,12 +257,35 @@ void CodeGenLLVM::append_to_message(const char* prefix, const Expr& e, llvm::Val
 
 void CodeGenLLVM::return_error(llvm::Value* code) {
     llvm::Type* ptr = builder_.getPtrTy();
-    llvm::FunctionCallee free_fn = runtime_function("tessera_free", builder_.getVoidTy(), {ptr, ptr});
-    for (auto it = live_allocations_.rbegin(); it != live_allocations_.rend(); ++it)
-        builder_.CreateCall(free_fn, {null_user_context(), *it});
     llvm::Type* i32 = builder_.getInt32Ty();
     llvm::FunctionCallee end = runtime_function("tessera_error_end", i32, {ptr, i32});
-    builder_.CreateRet(builder_.CreateCall(end, {null_user_context(), code}));
+    if (!error_code_) {
+        llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
+        error_code_ = entry.CreateAlloca(i32, nullptr, "error_code");
+    }
+    builder_.CreateStore(builder_.CreateCall(end, {null_user_context(), code}), error_code_);
+    builder_.CreateBr(unwind_block(live_allocations_.size()));
+}
+
+// The block that frees the innermost `depth` live allocations and returns the error code.
+llvm::BasicBlock* CodeGenLLVM::unwind_block(size_t depth) {
+    if (depth == 0) {
+        if (!error_return_) {
+            error_return_ = llvm::BasicBlock::Create(context_, "error_return", function_);
+            llvm::IRBuilder<> b(error_return_);
+            b.CreateRet(b.CreateLoad(b.getInt32Ty(), error_code_));
+        }
+        return error_return_;
+    }
+    LiveAllocation& a = live_allocations_[depth - 1];
+    if (!a.unwind) {
+        a.unwind = llvm::BasicBlock::Create(context_, "free_on_error", function_);
+        llvm::IRBuilder<> b(a.unwind);
+        llvm::Type* ptr = b.getPtrTy();
+        b.CreateCall(runtime_function("tessera_free", b.getVoidTy(), {ptr, ptr}), {null_user_context(), a.memory});
+        b.CreateBr(unwind_block(depth - 1));
+    }
+    return a.unwind;
 }
 
 // ---- Statements ----

@@ -91,8 +91,17 @@ private:
 
     llvm::Value* value_ = nullptr;
     std::unordered_map<std::string, std::vector<llvm::Value*>> symbols_;
-    // Allocations enclosing the insertion point, outermost first: freed on an error exit.
-    std::vector<llvm::Value*> live_allocations_;
+    // Allocations enclosing the insertion point, outermost first: freed on an error exit. Each
+    // has a block (made when first needed) that frees it and goes on to free the one enclosing
+    // it, so that every error exit shares one chain of frees instead of repeating them.
+    struct LiveAllocation {
+        llvm::Value* memory;
+        llvm::BasicBlock* unwind = nullptr;
+    };
+    std::vector<LiveAllocation> live_allocations_;
+    llvm::AllocaInst* error_code_ = nullptr;     // the code an error exit returns
+    llvm::BasicBlock* error_return_ = nullptr;   // returns error_code_
+    llvm::BasicBlock* unwind_block(size_t depth);
     std::unordered_map<std::string, llvm::MDNode*> tbaa_tags_;
     llvm::MDNode* tbaa_root_ = nullptr;
     std::unordered_map<std::string, llvm::Constant*> strings_;

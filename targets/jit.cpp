@@ -178,11 +178,15 @@ std::shared_ptr<JITModule> jit_compile(const LoweredFunction& f) {
     std::unique_ptr<llvm::Module> module = codegen_llvm(f, *context, host_cpu_target());
     CpuTarget::optimize(*module, thread_target_machine());
 
+    // The optimized IR is kept as text only when asked for: printing it costs as much as a
+    // pass over a large pipeline.
     std::string ir;
-    llvm::raw_string_ostream ir_stream(ir);
-    module->print(ir_stream, nullptr);
-    ir_stream.flush();
-    if (dump_requested()) std::fprintf(stderr, "%s\n", ir.c_str());
+    if (dump_requested()) {
+        llvm::raw_string_ostream ir_stream(ir);
+        module->print(ir_stream, nullptr);
+        ir_stream.flush();
+        std::fprintf(stderr, "%s\n", ir.c_str());
+    }
 
     auto resources = std::make_unique<JITModule::Resources>();
     JITModule::Entry entry =

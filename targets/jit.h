@@ -24,7 +24,8 @@ public:
     // Runs the pipeline with the calling convention of lowered_function.h: 0, or the code of the
     // first failed assertion, whose message went to the runtime's error handler.
     int32_t call(void** args) const { return entry_(args); }
-    // The optimized LLVM IR of the pipeline, for debugging.
+    // The optimized LLVM IR of the pipeline when TESSERA_DUMP_LLVM=1 (it is also printed to
+    // stderr then); empty otherwise.
     const std::string& llvm_ir() const { return llvm_ir_; }
     // Wall time of code generation, optimization and machine code generation.
     double compile_seconds() const { return compile_seconds_; }

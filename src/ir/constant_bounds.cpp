@@ -119,7 +119,7 @@ ConstantInterval range_union(const ConstantInterval& a, const ConstantInterval& 
 
 ConstantInterval fit_to_type(const ConstantInterval& r, Type t) {
     const ConstantInterval all = ConstantInterval::of_type(t.element_of());
-    if (assumes_no_overflow(t)) return {std::clamp(r.min, all.min, all.max), std::clamp(r.max, all.min, all.max)};
+    if (assumes_no_overflow(t)) return r;
     if (r.min >= all.min && r.max <= all.max) return r;
     return all;
 }

@@ -51,10 +51,16 @@ ConstantInterval range_min(const ConstantInterval& a, const ConstantInterval& b)
 ConstantInterval range_max(const ConstantInterval& a, const ConstantInterval& b);
 ConstantInterval range_union(const ConstantInterval& a, const ConstantInterval& b);
 
-// The values an operation of type t really gives, given the values it would give without wrapping:
-// for types assumed not to overflow, the range clamped to the type; for wrapping types, the range
-// itself when it fits and the whole type otherwise.
+// The values an operation of type t really gives, given the values it would give without wrapping.
+// For wrapping types: the range itself when it fits, the whole type otherwise. For types assumed not
+// to overflow: the exact range as it is, even past the type's range. (Clamping it to the type would
+// be wrong for the partial sums of a reordered linear form, whose exact values can leave the range
+// although the program's values do not.) Callers treat ends at or past the type's extremes as
+// unbounded.
 ConstantInterval fit_to_type(const ConstantInterval& r, Type t);
+
+// A stand-in for an unbounded end, far beyond any 64-bit value.
+constexpr Int128 kUnboundedEnd = Int128(1) << 100;
 
 // The range of an integer or bool expression (of the elements, for a vector), given ranges of some
 // variables; any other variable spans its type. Empty for expressions of other types.

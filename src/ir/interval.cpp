@@ -120,8 +120,9 @@ Expr max_of_upper(const Expr& a, const Expr& b) {
 Interval from_constant(const ConstantInterval& r, Type t) {
     const ConstantInterval all = ConstantInterval::of_type(t);
     const bool extremes_are_infinite = assumes_no_overflow(t);
-    Expr lo = extremes_are_infinite && r.min <= all.min ? Expr() : make_const(t, int64_t(r.min));
-    Expr hi = extremes_are_infinite && r.max >= all.max ? Expr() : make_const(t, int64_t(r.max));
+    // (Exact ranges of partial sums may even lie wholly past the type; they bound nothing real.)
+    Expr lo = extremes_are_infinite && r.min <= all.min ? Expr() : make_const(t, int64_t(std::min(r.min, all.max)));
+    Expr hi = extremes_are_infinite && r.max >= all.max ? Expr() : make_const(t, int64_t(std::max(r.max, all.min)));
     return Interval(lo, hi);
 }
 

@@ -21,6 +21,12 @@ int64_t wrap_coefficient(Type t, uint64_t v) {
 
 int64_t multiply(Type t, int64_t a, int64_t b) { return wrap_coefficient(t, uint64_t(a) * uint64_t(b)); }
 
+// Whether the exact value v fits a type assumed not to overflow (other types wrap by design).
+bool fits_exactly(Type t, Int128 v) {
+    if (!assumes_no_overflow(t)) return true;
+    return v >= -(Int128(1) << (t.bits() - 1)) && v < (Int128(1) << (t.bits() - 1));
+}
+
 // The one coefficient whose negation is itself.
 int64_t most_negative(Type t) {
     return t.bits() >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (t.bits() - 1));
@@ -65,6 +71,11 @@ private:
 
     void push(const Expr* e, int64_t c, bool simplified) { stack.push_back({e, c, simplified, false}); }
 
+    int64_t scaled(int64_t c, int64_t k) {
+        if (!fits_exactly(form.type, Int128(c) * Int128(k))) form.exact = false;
+        return multiply(form.type, c, k);
+    }
+
     const Expr* rewritten(const Expr& e) { return &keep.emplace_back((*simplify)(e)); }
 
     void step(const Item& item) {
@@ -72,7 +83,7 @@ private:
         const int64_t c = item.coefficient;
         if (c == 0) return;
         if (auto k = constant_value(e)) {
-            form.add_constant(multiply(form.type, c, *k));
+            form.add_constant(scaled(c, *k));
             return;
         }
         const bool take_apart = item.simplified || item.root || e.node().use_count() == 1;
@@ -84,7 +95,7 @@ private:
             }
             if (const Sub* op = e.as<Sub>()) {
                 push(&op->a, c, item.simplified);
-                push(&op->b, multiply(form.type, c, -1), item.simplified);
+                push(&op->b, scaled(c, -1), item.simplified);
                 return;
             }
             if (const Mul* op = e.as<Mul>()) {
@@ -104,8 +115,8 @@ private:
     void product(const Expr& e, const Mul* op, int64_t c, bool simplified) {
         const Expr* a = simplified ? &op->a : rewritten(op->a);
         const Expr* b = simplified ? &op->b : rewritten(op->b);
-        if (auto k = constant_value(*b)) return push(a, multiply(form.type, c, *k), true);
-        if (auto k = constant_value(*a)) return push(b, multiply(form.type, c, *k), true);
+        if (auto k = constant_value(*b)) return push(a, scaled(c, *k), true);
+        if (auto k = constant_value(*a)) return push(b, scaled(c, *k), true);
         const bool unchanged = a->same_as(op->a) && b->same_as(op->b) && compare(*a, *b) <= 0;
         form.add_term(unchanged ? e : ordered_product(*a, *b), c);
     }
@@ -120,14 +131,23 @@ void LinearForm::add_term(const Expr& term, int64_t coefficient) {
     if (coefficient == 0) return;
     auto [it, inserted] = terms.emplace(term, coefficient);
     if (inserted) return;
+    if (!fits_exactly(type, Int128(it->second) + Int128(coefficient))) exact = false;
     it->second = wrap_coefficient(type, uint64_t(it->second) + uint64_t(coefficient));
     if (it->second == 0) terms.erase(it);
 }
 
-void LinearForm::add_constant(int64_t c) { constant = wrap_coefficient(type, uint64_t(constant) + uint64_t(c)); }
+void LinearForm::add_constant(int64_t c) {
+    if (!fits_exactly(type, Int128(constant) + Int128(c))) exact = false;
+    constant = wrap_coefficient(type, uint64_t(constant) + uint64_t(c));
+}
 
 void LinearForm::add(const LinearForm& other, int64_t scale) {
-    for (const auto& [term, c] : other.terms) add_term(term, multiply(type, c, scale));
+    exact = exact && other.exact;
+    for (const auto& [term, c] : other.terms) {
+        if (!fits_exactly(type, Int128(c) * Int128(scale))) exact = false;
+        add_term(term, multiply(type, c, scale));
+    }
+    if (!fits_exactly(type, Int128(other.constant) * Int128(scale))) exact = false;
     add_constant(multiply(type, other.constant, scale));
 }
 
@@ -165,6 +185,7 @@ std::optional<LinearForm> exact_difference(const Expr& a, const Expr& b) {
     const Type t = a.type();
     if (!has_linear_form(t) || !t.is_int()) return std::nullopt;
     const LinearForm fa = linear_form_of(a), fb = linear_form_of(b);
+    if (!fa.exact || !fb.exact) return std::nullopt;
     const Int128 lo = -(Int128(1) << (t.bits() - 1)), hi = (Int128(1) << (t.bits() - 1)) - 1;
     auto fits = [&](Int128 v) { return v >= lo && v <= hi; };
     std::map<Expr, Int128, ExprLess> exact;

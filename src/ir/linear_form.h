@@ -21,6 +21,11 @@ struct LinearForm {
     Type type;
     std::map<Expr, int64_t, ExprLess> terms;
     int64_t constant = 0;
+    // For types assumed not to overflow (Int(32), Int(64)): false once the exact value of a
+    // coefficient or of the constant left the type's range. The form still equals the expression
+    // in wrapping arithmetic, but evaluating it could overflow where the expression did not, so
+    // the simplifier does not use it.
+    bool exact = true;
 
     explicit LinearForm(Type t) : type(t) {}
     void add_term(const Expr& term, int64_t coefficient);
@@ -42,7 +47,7 @@ LinearForm linear_form_of(const Expr& e);
 
 // a - b as a linear form computed exactly, for expressions the compiler builds to reason with
 // (not arithmetic of the program, which wraps). Empty where a coefficient or the constant of the
-// exact difference does not fit the type.
+// exact difference does not fit the type, or where a or b folds to a form that is not exact.
 std::optional<LinearForm> exact_difference(const Expr& a, const Expr& b);
 
 }  // namespace tessera::ir

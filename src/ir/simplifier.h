@@ -114,6 +114,7 @@ private:
 
     // ---- Rules (simplify_expr.cpp) ----
     Expr linear(const Expr& original);
+    Expr as_written(const Expr& original);
     Expr arithmetic(const Expr& original, IRKind kind, const Expr& a, const Expr& b);
     Expr vector_arithmetic(IRKind kind, const Expr& a, const Expr& b);
     Expr div_mod(const Expr& original, IRKind kind, const Expr& a, const Expr& b);

@@ -168,7 +168,8 @@ std::optional<ConstantInterval> Simplifier::proven_range(const Expr& e) {
     if (auto k = as_exact_int(e)) return ConstantInterval::point(*k);
     if (!use_intervals) return std::nullopt;
     if (!assumes_no_overflow(t) || !e.type().is_scalar()) return constant_bounds(e, constants);
-    ConstantInterval r = form_range(linear_form_of(e));
+    LinearForm f = linear_form_of(e);
+    ConstantInterval r = f.exact ? form_range(f) : *constant_bounds(e, constants);
     // Symbolic intervals (a loop over [0, n - 1]) prove what constants cannot (x <= n - 1). With
     // the variables that other intervals are written in left symbolic, relations survive too.
     if (symbolic_intervals == 0) return r;
@@ -182,20 +183,25 @@ void Simplifier::refine_range(ConstantInterval& r, const Expr& e, const std::map
     options.constant_scope = &constants;
     options.max_size = 64;
     Interval i = bounds_of_expr(e, s, options);
-    if (i.min.defined()) r.min = std::max(r.min, form_range(linear_form_of(i.min)).min);
-    if (i.max.defined()) r.max = std::min(r.max, form_range(linear_form_of(i.max)).max);
+    if (i.min.defined()) {
+        LinearForm f = linear_form_of(i.min);
+        if (f.exact) r.min = std::max(r.min, form_range(f).min);
+    }
+    if (i.max.defined()) {
+        LinearForm f = linear_form_of(i.max);
+        if (f.exact) r.max = std::min(r.max, form_range(f).max);
+    }
 }
 
 // The range of sum(c * term) + k, summed exactly: the sum is the compiler's, not the program's, so
 // it must not wrap or be clamped. A term whose range reaches its type's extreme is unbounded there
 // (the extreme may stand for a clamped overflow).
 ConstantInterval Simplifier::form_range(const LinearForm& f) {
-    const Int128 infinity = Int128(1) << 100;
     const ConstantInterval all = ConstantInterval::of_type(f.type);
     ConstantInterval sum = ConstantInterval::point(f.constant);
     for (const auto& [term, c] : f.terms) {
         std::optional<ConstantInterval> r = use_intervals ? constant_bounds(term, constants) : std::nullopt;
-        ConstantInterval range{-infinity, infinity};
+        ConstantInterval range{-kUnboundedEnd, kUnboundedEnd};
         if (r && r->min > all.min) range.min = r->min;
         if (r && r->max < all.max) range.max = r->max;
         sum = sum + range * ConstantInterval::point(c);
@@ -236,8 +242,20 @@ Expr Simplifier::visit(const Mul* op) {
 
 Expr Simplifier::linear(const Expr& original) {
     LinearForm f = gather_linear_form(original, [this](const Expr& x) { return mutate(x); });
+    if (!f.exact) return as_written(original);
     Expr r = f.to_expr();
     return equal(r, original) ? original : r;
+}
+
+// A sum whose linear form would fold constants past the type's range: simplified operand by
+// operand, as written.
+Expr Simplifier::as_written(const Expr& original) {
+    IRKind kind = original.get()->kind;
+    Expr a, b;
+    if (const Add* op = original.as<Add>()) a = op->a, b = op->b;
+    if (const Sub* op = original.as<Sub>()) a = op->a, b = op->b;
+    if (const Mul* op = original.as<Mul>()) a = op->a, b = op->b;
+    return arithmetic(original, kind, mutate(a), mutate(b));
 }
 
 // Floats and vectors: folding and exact identities only. (x + 0.0 is not x when x is -0.0.)
@@ -319,7 +337,7 @@ Expr Simplifier::div_mod_by_constant(IRKind kind, const Expr& a, Int128 k) {
     // A dividend within one quotient's worth of values: a constant quotient.
     if (auto r = proven_range(a)) {
         const Int128 q = euclidean_div(r->min, k);
-        if (q == euclidean_div(r->max, k)) {
+        if (q == euclidean_div(r->max, k) && ConstantInterval::of_type(t).contains(q)) {
             if (is_div) return make_const(t, int64_t(q));
             return q == 0 ? a : mutate(Sub::make(a, make_const(t, int64_t(q * k))));
         }
@@ -349,6 +367,7 @@ Expr Simplifier::split_multiples(IRKind kind, const Expr& a, Int128 k) {
     const Type t = a.type();
     if (!assumes_no_overflow(t)) return Expr();
     LinearForm f = linear_form_of(a), multiple(t), rest(t);
+    if (!f.exact) return Expr();
     for (const auto& [term, c] : f.terms) {
         if (Int128(c) % k == 0) multiple.add_term(term, int64_t(Int128(c) / k));
         else rest.add_term(term, c);
@@ -456,16 +475,16 @@ Expr Simplifier::ordered_comparison(IRKind kind, const Expr& a, const Expr& b) {
     }
     const size_t terms_before = linear_form_of(a).terms.size() + linear_form_of(b).terms.size();
     if (d->terms.size() == terms_before) return Expr();
-    // Cancelled terms: b - a is P - N, and a op b is N op P.
-    const int64_t most_negative = a.type().bits() >= 64 ? std::numeric_limits<int64_t>::min()
-                                                        : -(int64_t(1) << (a.type().bits() - 1));
+    // Cancelled terms: b - a is P - N, and a op b is N op P. The new sums must not overflow where
+    // the old ones did not: only with moderate constants.
+    const int64_t moderate = int64_t(1) << (a.type().bits() - 2);
     LinearForm p(a.type()), n(a.type());
     for (const auto& [term, c] : d->terms) {
-        if (c == most_negative) return Expr();
+        if (c <= -moderate || c >= moderate) return Expr();
         if (c > 0) p.add_term(term, c);
         else n.add_term(term, -c);
     }
-    if (d->constant == most_negative) return Expr();
+    if (d->constant <= -moderate || d->constant >= moderate) return Expr();
     if (d->constant > 0) p.add_constant(d->constant);
     else n.add_constant(-d->constant);
     return make_binary(kind, n.to_expr(), p.to_expr());

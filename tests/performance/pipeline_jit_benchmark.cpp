@@ -9,7 +9,8 @@
 //       with GBps = (input bytes read + output bytes written) / time
 // Before any timing, main() checks that the three give bit-identical outputs, and records the
 // compile time of each language's first pipeline in the process (LLVM's one-time initialization
-// included) in the JSON context as three_stage_first_compile_ms/<language>.
+// included) in the JSON context as three_stage_first_compile_ms/<language>, beside the target
+// Halide compiled for (target/halide14).
 //
 // Tessera links LLVM 19 and Halide LLVM 14; both shared libraries version their symbols, so the
 // two live in one process without clashing.

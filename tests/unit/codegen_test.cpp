@@ -352,8 +352,14 @@ TEST_CASE("a loop over an output buffer's region writes x * x at each site") {
     void* args[] = {f.raw()};
     REQUIRE(m->call(args) == 0);
     for (int i = 0; i < 13; i++) CHECK_MESSAGE(f[i] == (i - 4) * (i - 4), "at x = " << i - 4);
-    CHECK(m->llvm_ir().find("define") != std::string::npos);
     MESSAGE("compiled in " << m->compile_seconds() * 1000 << " ms");
+}
+
+TEST_CASE("TESSERA_DUMP_LLVM=1 keeps the optimized LLVM IR") {
+    setenv("TESSERA_DUMP_LLVM", "1", 1);
+    auto m = compile("dumped", {buffer_arg("f", Int(32))}, Store::make("f", i32(7), i32(0)));
+    unsetenv("TESSERA_DUMP_LLVM");
+    CHECK(m->llvm_ir().find("define") != std::string::npos);
 }
 
 TEST_CASE("integer division and modulo are Euclidean and give zero for a zero divisor") {

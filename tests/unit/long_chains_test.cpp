@@ -19,9 +19,9 @@ namespace {
 
 constexpr int kChain = 100000;
 
-// let v0 = a in let v1 = v0 + 1 in ... store f[0] = v(n-1)
+// let v0 = a in let v1 = v0 + 1 in ... f(v(n-1)) = 0
 Stmt let_stmt_chain(int n) {
-    Stmt body = Store::make("f", int_var("v" + std::to_string(n - 1)), make_zero(Int(32)));
+    Stmt body = Provide::make("f", {make_zero(Int(32))}, {int_var("v" + std::to_string(n - 1))});
     for (int i = n - 1; i >= 0; i--) {
         Expr value = i == 0 ? int_var("a") : Add::make(int_var("v" + std::to_string(i - 1)), make_one(Int(32)));
         body = LetStmt::make("v" + std::to_string(i), value, body);

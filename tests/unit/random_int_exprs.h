@@ -175,7 +175,13 @@ public:
     int pick(int n) { return int(rng() % unsigned(n)); }
     Type random_type() { return types()[pick(4)]; }
 
+    // Whether Int(32) constants include values near the type's extremes (expressions then overflow
+    // more often, and those samples are skipped).
+    bool big_constants = false;
+
     int64_t random_constant(Type t) {
+        static const std::vector<int64_t> big = {INT32_MAX, INT32_MIN, INT32_MAX - 1, INT32_MIN + 1, 1 << 30, -(1 << 30), 65535};
+        if (t == Int(32) && big_constants && pick(4) == 0) return big[pick(int(big.size()))];
         static const std::vector<int64_t> i32 = {0, 1, -1, 2, -2, 3, -3, 4, 7, -8, 16, 100, -100, 1000, -4096};
         static const std::vector<int64_t> i8 = {0, 1, -1, 2, -2, 3, 7, -8, 16, 100, -100, 127, -128};
         static const std::vector<int64_t> u8 = {0, 1, 2, 3, 4, 7, 16, 100, 128, 200, 255};
