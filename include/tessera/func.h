@@ -27,7 +27,8 @@ class Realization;
 class Pipeline;
 struct Argument;
 
-enum class StmtOutputFormat { Text, HTML };
+// Unscoped, as in Halide: users write tessera::HTML.
+enum StmtOutputFormat { Text, HTML };
 
 // One definition of a Func (the pure one or an update), as returned by a definition and by
 // Func::update(i). Scheduling of stages arrives with the loop transformations.

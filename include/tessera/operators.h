@@ -7,13 +7,16 @@
 //   - float with non-float: the non-float is converted to the float type;
 //   - two floats, or two integers of the same signedness: the narrower is widened;
 //   - signed with unsigned: both become signed, with the wider of the two widths.
-// Integer division and modulo round toward negative infinity (the remainder is never negative)
-// and give zero when dividing by zero.
+// Integer division and modulo are Euclidean, as in Halide: the remainder is never negative, so
+// the quotient rounds toward negative infinity for a positive divisor (and toward positive infinity
+// for a negative one). Dividing by zero gives zero.
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
 #include "tessera/expr.h"
+#include "tessera/tuple.h"
 #include "tessera/type.h"
 
 namespace tessera {
@@ -103,7 +106,7 @@ template <typename A, typename B, typename C, typename... Rest>
 Expr max(A&& a, B&& b, C&& c, Rest&&... rest) {
     return max(Expr(std::forward<A>(a)), max(Expr(std::forward<B>(b)), Expr(std::forward<C>(c)), std::forward<Rest>(rest)...));
 }
-// min(max(a, lo), hi), with lo and hi converted to a's type.
+// max(min(a, hi), lo), with lo and hi converted to a's type (so lo wins when lo > hi, as in Halide).
 Expr clamp(Expr a, Expr lo, Expr hi);
 // |a|. For a signed integer the result is the unsigned type of the same width, as in Halide.
 Expr abs(Expr a);
@@ -111,29 +114,95 @@ Expr abs(Expr a);
 Expr absd(Expr a, Expr b);
 
 // select(c, t, f) is t where c holds and f elsewhere; select(c1, v1, c2, v2, ..., otherwise)
-// chains.
+// chains. As in Halide, an integer constant among the values takes the type of the other value.
 Expr select(Expr condition, Expr true_value, Expr false_value);
 template <typename... Rest>
 Expr select(Expr c0, Expr v0, Expr c1, Expr v1, Rest&&... rest) {
     return select(std::move(c0), std::move(v0), select(std::move(c1), std::move(v1), std::forward<Rest>(rest)...));
 }
+// select on each element of Tuples; the condition is one Expr or a Tuple of them.
+Tuple tuple_select(const Tuple& condition, const Tuple& true_value, const Tuple& false_value);
+Tuple tuple_select(const Expr& condition, const Tuple& true_value, const Tuple& false_value);
+template <typename C, typename... Rest>
+Tuple tuple_select(const C& c0, const Tuple& v0, const C& c1, const Tuple& v1, Rest&&... rest) {
+    return tuple_select(c0, v0, tuple_select(c1, v1, std::forward<Rest>(rest)...));
+}
+// values[id]; the last value where id is out of range (negative included).
+Expr mux(const Expr& id, const std::initializer_list<Expr>& values);
+Expr mux(const Expr& id, const std::vector<Expr>& values);
+Expr mux(const Expr& id, const Tuple& values);
 
-// Math on floats; integer arguments are converted to float32 first, as in Halide.
+// Math on floats; integer arguments are converted to float32 first, as in Halide. The
+// transcendental functions are the C library's, correctly rounded where it is.
 Expr sqrt(Expr x);
 Expr exp(Expr x);
 Expr log(Expr x);
+// x^y in x's type. As in Halide, an integer constant y is exact repeated multiplication (by
+// squaring) in x's own type, integers included, and a negative one is 1 / x^-y; otherwise x is
+// converted to float and y to x's type.
 Expr pow(Expr x, Expr y);
 Expr sin(Expr x);
 Expr cos(Expr x);
 Expr tan(Expr x);
+Expr asin(Expr x);
+Expr acos(Expr x);
+Expr atan(Expr x);
+Expr atan2(Expr y, Expr x);
+Expr sinh(Expr x);
+Expr cosh(Expr x);
 Expr tanh(Expr x);
+Expr asinh(Expr x);
+Expr acosh(Expr x);
+Expr atanh(Expr x);
+// sqrt(x * x + y * y), in the wider float type of the two.
+Expr hypot(const Expr& x, const Expr& y);
+Expr erf(const Expr& x);
 Expr floor(Expr x);
 Expr ceil(Expr x);
 Expr round(Expr x);  // to nearest, ties to even
 Expr trunc(Expr x);
+// x - trunc(x): the fractional part, with the sign of x.
+Expr fract(const Expr& x);
 Expr is_nan(Expr x);
+Expr is_inf(Expr x);
+Expr is_finite(Expr x);
+// Halide's fast approximations, computed here exactly: fast_inverse(x) is 1 / x, fast_pow is pow,
+// and so on.
 Expr fast_inverse(Expr x);
+Expr fast_inverse_sqrt(Expr x);
+Expr fast_log(const Expr& x);
+Expr fast_exp(const Expr& x);
+Expr fast_pow(Expr x, Expr y);
+Expr fast_sin(const Expr& x);
+Expr fast_cos(const Expr& x);
+
+// zero_val * (1 - w) + one_val * w, with Halide's semantics: zero_val and one_val have one type,
+// which is the result's; the weight is a float in [0, 1] or an unsigned integer whose full range
+// stands for [0, 1]. For integer values the result is exactly rounded (a float weight is first
+// scaled to the values' width and truncated).
 Expr lerp(Expr zero_val, Expr one_val, Expr weight);
+
+// Bits: the number of set bits, of leading zeros and of trailing zeros (the width for zero), in
+// the argument's type.
+Expr popcount(Expr x);
+Expr count_leading_zeros(Expr x);
+Expr count_trailing_zeros(Expr x);
+// Integer division and modulo rounding toward zero, as in C (but zero when dividing by zero).
+Expr div_round_to_zero(Expr x, Expr y);
+Expr mod_round_to_zero(Expr x, Expr y);
+// The conversion to t clamped to t's range (NaN unspecified).
+Expr saturating_cast(Type t, Expr e);
+template <typename T>
+Expr saturating_cast(Expr e) {
+    return saturating_cast(type_of<T>(), std::move(e));
+}
+
+// Hints Halide uses for optimization, accepted for compatibility: each returns its value.
+Expr likely(Expr e);
+Expr likely_if_innermost(Expr e);
+Expr strict_float(Expr e);
+Expr unsafe_promise_clamped(const Expr& value, const Expr& min, const Expr& max);
+Expr promise_clamped(const Expr& value, const Expr& min, const Expr& max);
 
 // Debugging: print(args...) prints its arguments (Exprs and strings) each time the value is
 // computed and returns the first; print_when(cond, value, args...) prints only where cond holds.
@@ -143,9 +212,13 @@ template <typename... Args>
 Expr print(Expr first, Args&&... rest) {
     return print_expr({std::move(first), Expr(std::forward<Args>(rest))...});
 }
+inline Expr print(const std::vector<Expr>& values) { return print_expr(values); }
 template <typename... Args>
 Expr print_when(Expr condition, Expr first, Args&&... rest) {
     return print_when_expr(std::move(condition), {std::move(first), Expr(std::forward<Args>(rest))...});
+}
+inline Expr print_when(Expr condition, const std::vector<Expr>& values) {
+    return print_when_expr(std::move(condition), values);
 }
 
 // Constants of a type.

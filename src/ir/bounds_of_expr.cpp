@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/interval.h"
 #include "ir/interval_ends.h"
@@ -55,6 +56,20 @@ private:
     // Results for nodes shared within the expression (kept alive with them), so that a DAG is
     // bounded once per node, not once per path.
     std::unordered_map<const ExprNode*, std::pair<Expr, Interval>> shared;
+    // Single points that are subexpressions of e as written (not simplified, which would cost a walk
+    // per node). They are simplified where they meet arithmetic on ends, whose overflow checks
+    // must see every constant.
+    std::unordered_set<const ExprNode*> unsimplified;
+
+    Interval original_point(const Expr& e) {
+        unsimplified.insert(e.get());
+        return Interval::single_point(e);
+    }
+
+    Interval cooked(const Interval& i) {
+        if (!i.is_single_point() || !unsimplified.count(i.min.get())) return i;
+        return Interval::single_point(simplify_local(i.min));
+    }
 
     // ---- Variables and their constant ranges ----
 
@@ -168,15 +183,22 @@ private:
     Interval arithmetic(const Expr& e) {
         const T* op = e.as<T>();
         Interval a = bounds(op->a), b = bounds(op->b);
+        const Type t = e.type().element_of();
         if (e.type().is_scalar() && is_point(a) && is_point(b)) {
-            if (a.min.same_as(op->a) && b.min.same_as(op->b)) return Interval::single_point(e);
+            if (a.min.same_as(op->a) && b.min.same_as(op->b)) return original_point(e);
+            // Folding would wrap; the exact value, past the type's range, bounds nothing.
+            auto ka = as_exact_int(a.min), kb = as_exact_int(b.min);
+            if (ka && kb && assumes_no_overflow(t)) {
+                return from_constant(constant_op(e.get()->kind, ConstantInterval::point(*ka), ConstantInterval::point(*kb), t), t);
+            }
             return Interval::single_point(simplify_local(T::make(a.min, b.min)));
         }
         return apply(e.get()->kind, a, b, e.type().element_of());
     }
 
     // The interval of `a op b` for operands in a and b, of element type t.
-    Interval apply(IRKind op, const Interval& a, const Interval& b, Type t) {
+    Interval apply(IRKind op, const Interval& raw_a, const Interval& raw_b, Type t) {
+        const Interval a = cooked(raw_a), b = cooked(raw_b);
         if (is_int(t)) {
             auto all_constant = [](const Interval& i) { return as_exact_int(i.min) && as_exact_int(i.max); };
             if (!keeps_symbolic_ends(t) || (all_constant(a) && all_constant(b))) {
@@ -283,8 +305,11 @@ private:
     Interval cast(const Cast* op) {
         const Type to = op->type.element_of(), from = op->value.type().element_of();
         Interval v = bounds(op->value);
-        auto rebuild = [&](const Expr& x) { return x.same_as(op->value) ? handle_of(op) : simplify_local(Cast::make(to, x)); };
-        if (op->type.is_scalar() && is_point(v)) return Interval::single_point(rebuild(v.min));
+        if (op->type.is_scalar() && is_point(v)) {
+            if (v.min.same_as(op->value)) return original_point(handle_of(op));
+            return Interval::single_point(simplify_local(Cast::make(to, v.min)));
+        }
+        v = cooked(v);
         auto cast_ends = [&]() {
             return Interval(v.min.defined() ? simplify_local(Cast::make(to, v.min)) : Expr(),
                             v.max.defined() ? simplify_local(Cast::make(to, v.max)) : Expr());
@@ -313,7 +338,7 @@ private:
     Interval logical(const Expr& e) {
         auto r = constant_bounds(e, node_lookup);
         if (r && r->is_point()) return Interval::single_point(make_bool(r->min != 0, 1));
-        if (e.type().is_scalar() && children_are_points(e)) return Interval::single_point(e);
+        if (e.type().is_scalar() && children_are_points(e)) return original_point(e);
         return Interval(const_false(), const_true());
     }
 
@@ -341,7 +366,7 @@ private:
         Interval a = bounds(op->true_value), b = bounds(op->false_value);
         if (e.type().is_scalar() && is_point(c) && is_point(a) && is_point(b)) {
             if (c.min.same_as(op->condition) && a.min.same_as(op->true_value) && b.min.same_as(op->false_value)) {
-                return Interval::single_point(e);
+                return original_point(e);
             }
             return Interval::single_point(simplify_local(Select::make(c.min, a.min, b.min)));
         }
@@ -352,7 +377,7 @@ private:
         if (is_int(t) && !keeps_symbolic_ends(t)) {
             return from_constant(range_union(to_constant(a, t), to_constant(b, t)), t);
         }
-        return interval_union(a, b);
+        return interval_union(cooked(a), cooked(b));
     }
 
     Interval ramp(const Ramp* op) {
@@ -398,7 +423,9 @@ private:
             return bounds(op->args[0]);
         }
         if (is_pure(op) && e.type().is_scalar()) {
-            if (Expr point = pure_call_point(op); point.defined()) return Interval::single_point(point);
+            if (Expr point = pure_call_point(op); point.defined()) {
+                return point.same_as(e) ? original_point(e) : Interval::single_point(point);
+            }
         }
         if (!is_int(t)) return Interval::everything();
         auto r = constant_bounds(e, node_lookup);

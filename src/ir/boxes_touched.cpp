@@ -75,24 +75,41 @@ private:
 
     // Binds name to interval. Intervals written in terms of an outer variable of that name would be
     // read as being about the new one: they are replaced by their constant ranges meanwhile.
-    Saved bind(const std::string& name, const Interval& interval) {
+    Saved bind(const std::string& name, const Interval& given) {
         Saved saved{name, std::nullopt, {}};
         if (auto it = scope.find(name); it != scope.end()) saved.previous = it->second;
-        if (referenced[name] > 0) {
+        const bool self_referencing = mentions(given, name);
+        Interval interval = given;
+        if (referenced[name] > 0 || self_referencing) {
             ConstantScope constants = constant_scope(scope);
+            // The new interval, written in terms of an outer variable of its own name, likewise.
+            if (self_referencing) interval = constant_part(given, constants);
             for (const auto& [other, i] : scope) {
-                if ((i.min.defined() && uses_var(i.min, name)) || (i.max.defined() && uses_var(i.max, name))) {
-                    saved.rewritten.emplace_back(other, i);
-                }
+                if (mentions(i, name)) saved.rewritten.emplace_back(other, i);
             }
-            for (const auto& [other, i] : saved.rewritten) {
-                auto c = constants.find(other);
-                const Type t = (i.min.defined() ? i.min : i.max).type();
-                set(other, c != constants.end() ? interval_ends::from_constant(c->second, t) : Interval::everything());
-            }
+            for (const auto& [other, i] : saved.rewritten) set(other, constant_part(i, constants));
         }
         set(name, interval);
         return saved;
+    }
+
+    static bool mentions(const Interval& i, const std::string& name) {
+        return (i.min.defined() && uses_var(i.min, name)) || (i.max.defined() && uses_var(i.max, name));
+    }
+
+    // The constant range of an interval, as an interval.
+    static Interval constant_part(const Interval& i, const ConstantScope& constants) {
+        const Expr& any_end = i.min.defined() ? i.min : i.max;
+        if (!any_end.defined() || !any_end.type().is_int_or_uint()) return Interval::everything();
+        const Type t = any_end.type();
+        ConstantInterval r = ConstantInterval::of_type(t);
+        if (i.min.defined()) {
+            if (auto lo = constant_bounds(i.min, constants)) r.min = lo->min;
+        }
+        if (i.max.defined()) {
+            if (auto hi = constant_bounds(i.max, constants)) r.max = hi->max;
+        }
+        return interval_ends::from_constant(r, t);
     }
 
     void unbind(std::vector<Saved>& saved) {

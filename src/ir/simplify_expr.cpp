@@ -194,17 +194,12 @@ void Simplifier::refine_range(ConstantInterval& r, const Expr& e, const std::map
 }
 
 // The range of sum(c * term) + k, summed exactly: the sum is the compiler's, not the program's, so
-// it must not wrap or be clamped. A term whose range reaches its type's extreme is unbounded there
-// (the extreme may stand for a clamped overflow).
+// it must not wrap (constant_bounds does not clamp either).
 ConstantInterval Simplifier::form_range(const LinearForm& f) {
-    const ConstantInterval all = ConstantInterval::of_type(f.type);
     ConstantInterval sum = ConstantInterval::point(f.constant);
     for (const auto& [term, c] : f.terms) {
         std::optional<ConstantInterval> r = use_intervals ? constant_bounds(term, constants) : std::nullopt;
-        ConstantInterval range{-kUnboundedEnd, kUnboundedEnd};
-        if (r && r->min > all.min) range.min = r->min;
-        if (r && r->max < all.max) range.max = r->max;
-        sum = sum + range * ConstantInterval::point(c);
+        sum = sum + (r ? *r : ConstantInterval{-kUnboundedEnd, kUnboundedEnd}) * ConstantInterval::point(c);
     }
     return sum;
 }

@@ -4,10 +4,11 @@
 
 #include "ir/ir_util.h"
 #include "ir/printer.h"
+#include "lang/coercion.h"
 #include "util/error_stream.h"
 
 namespace tessera {
-namespace {
+namespace lang {
 
 using namespace ir;
 
@@ -19,7 +20,6 @@ Expr broadcast_to(Expr e, int lanes) {
     return e.type().lanes() == lanes ? e : Broadcast::make(std::move(e), lanes);
 }
 
-// Coerces a and b to a common type by the rules at the top of operators.h.
 void match_types(Expr& a, Expr& b, const char* op) {
     check_defined(a, op);
     check_defined(b, op);
@@ -46,12 +46,26 @@ void match_types(Expr& a, Expr& b, const char* op) {
     if (tb != target) b = cast(target, b);
 }
 
+Expr float_of(Expr x, const char* fn) {
+    check_defined(x, fn);
+    return x.type().is_float() ? x : cast(Float(32, x.type().lanes()), x);
+}
+
+}  // namespace lang
+
+namespace {
+
+using namespace ir;
+using lang::broadcast_to;
+using lang::check_defined;
+using lang::float_of;
+using lang::match_types;
+
 // A C++ integer constant beside an Expr takes the Expr's type.
 Expr int_constant_like(const Expr& other, int value, const char* op) {
     check_defined(other, op);
     Type t = other.type();
     if (t.is_float()) return ir::make_const(t, int64_t(value));
-    if (t.is_bool()) t = Int(32, t.lanes());  // bool + 1 is an int, as in C
     TESSERA_USER_CHECK(t.element_of().can_represent(int64_t(value)))
         << "the integer constant " << value << " in operator " << op << " cannot be represented as "
         << type_name(t) << " (the type of " << other << "). Cast the Expr to a wider type first.";
@@ -64,16 +78,12 @@ Expr float_constant_like(const Expr& other, double value, const char* op) {
     return ir::make_const(t, value);
 }
 
-Expr lift_bool(Expr e) { return e.type().is_bool() ? cast(Int(32, e.type().lanes()), e) : e; }
-
 template <typename Node>
 Expr arithmetic(Expr a, Expr b, const char* op) {
+    // As in Halide, arithmetic on bools stays in bool (one bit, wrapping): b + 1 is !b.
     match_types(a, b, op);
-    // Arithmetic on bools is arithmetic on their integer values, as in C.
-    if (a.type().is_bool()) {
-        a = lift_bool(a);
-        b = lift_bool(b);
-    }
+    return Node::make(std::move(a), std::move(b));
+}
     return Node::make(std::move(a), std::move(b));
 }
 
@@ -87,17 +97,6 @@ Expr to_bool(Expr e, const char* op) {
     check_defined(e, op);
     if (e.type().is_bool()) return e;
     return NE::make(e, make_zero(e.type()));
-}
-
-Expr float_of(Expr x, const char* fn) {
-    check_defined(x, fn);
-    return x.type().is_float() ? x : cast(Float(32, x.type().lanes()), x);
-}
-
-Expr math_call(Intrinsic op, Expr x, const char* fn) {
-    x = float_of(std::move(x), fn);
-    Type t = x.type();
-    return Call::make_intrinsic(t, op, {std::move(x)});
 }
 
 void match_bitwise(Expr& a, Expr& b, const char* op) {
@@ -121,6 +120,11 @@ Expr cast(Type t, Expr e) {
         else if (e.type().is_scalar()) e = Broadcast::make(e, t.lanes());
     }
     if (e.type() == t) return e;
+    if (t.is_bool() && e.type().is_int_or_uint()) {
+        // As in Halide, an integer becomes a bool by truncation to its lowest bit.
+        Type et = e.type();
+        return NE::make(Call::make_intrinsic(et, Intrinsic::BitAnd, {std::move(e), make_one(et)}), make_zero(et));
+    }
     return Cast::make(t, std::move(e));
 }
 
@@ -173,7 +177,6 @@ TESSERA_DEFINE_BINARY_OPERATOR(>=, comparison<GE>)
 
 Expr operator-(Expr a) {
     check_defined(a, "-");
-    a = lift_bool(a);
     return Sub::make(make_zero(a.type()), a);
 }
 
@@ -281,8 +284,10 @@ Expr max(float a, Expr b) { Expr c = float_constant_like(b, a, "max"); return ma
 
 Expr clamp(Expr a, Expr lo, Expr hi) {
     check_defined(a, "clamp");
+    check_defined(lo, "clamp");
+    check_defined(hi, "clamp");
     Type t = a.type();
-    return Min::make(Max::make(a, cast(t, std::move(lo))), cast(t, std::move(hi)));
+    return Max::make(Min::make(a, cast(t, std::move(hi))), cast(t, std::move(lo)));
 }
 
 Expr abs(Expr a) {
@@ -304,6 +309,11 @@ Expr absd(Expr a, Expr b) {
 
 Expr select(Expr condition, Expr true_value, Expr false_value) {
     condition = to_bool(std::move(condition), "select");
+    check_defined(true_value, "select");
+    check_defined(false_value, "select");
+    // As in Halide, a signed integer constant takes the type of the other value (wrapping).
+    if (true_value.as<IntImm>() && !false_value.as<IntImm>()) true_value = cast(false_value.type(), true_value);
+    if (false_value.as<IntImm>() && !true_value.as<IntImm>()) false_value = cast(true_value.type(), false_value);
     match_types(true_value, false_value, "select");
     if (condition.type().lanes() != true_value.type().lanes()) {
         const int lanes = std::max(condition.type().lanes(), true_value.type().lanes());
@@ -314,40 +324,55 @@ Expr select(Expr condition, Expr true_value, Expr false_value) {
     return Select::make(std::move(condition), std::move(true_value), std::move(false_value));
 }
 
-Expr sqrt(Expr x) { return math_call(Intrinsic::Sqrt, std::move(x), "sqrt"); }
-Expr exp(Expr x) { return math_call(Intrinsic::Exp, std::move(x), "exp"); }
-Expr log(Expr x) { return math_call(Intrinsic::Log, std::move(x), "log"); }
-Expr sin(Expr x) { return math_call(Intrinsic::Sin, std::move(x), "sin"); }
-Expr cos(Expr x) { return math_call(Intrinsic::Cos, std::move(x), "cos"); }
-Expr tan(Expr x) { return math_call(Intrinsic::Tan, std::move(x), "tan"); }
-Expr tanh(Expr x) { return math_call(Intrinsic::Tanh, std::move(x), "tanh"); }
-Expr floor(Expr x) { return math_call(Intrinsic::Floor, std::move(x), "floor"); }
-Expr ceil(Expr x) { return math_call(Intrinsic::Ceil, std::move(x), "ceil"); }
-Expr round(Expr x) { return math_call(Intrinsic::Round, std::move(x), "round"); }
-Expr trunc(Expr x) { return math_call(Intrinsic::Trunc, std::move(x), "trunc"); }
-Expr pow(Expr x, Expr y) {
-    x = float_of(std::move(x), "pow");
-    y = cast(x.type(), std::move(y));
-    Type t = x.type();
-    return Call::make_intrinsic(t, Intrinsic::Pow, {std::move(x), std::move(y)});
+Tuple tuple_select(const Tuple& condition, const Tuple& true_value, const Tuple& false_value) {
+    TESSERA_USER_CHECK(condition.size() == true_value.size() && true_value.size() == false_value.size())
+        << "tuple_select of Tuples of " << condition.size() << ", " << true_value.size() << " and "
+        << false_value.size() << " elements; they must have the same size.";
+    std::vector<Expr> result;
+    for (size_t i = 0; i < true_value.size(); i++)
+        result.push_back(select(condition[i], true_value[i], false_value[i]));
+    return Tuple(result);
 }
-Expr is_nan(Expr x) {
-    check_defined(x, "is_nan");
-    TESSERA_USER_CHECK(x.type().is_float()) << "is_nan needs a float argument, not " << type_name(x.type()) << ".";
-    const int lanes = x.type().lanes();
-    return Call::make_intrinsic(Bool(lanes), Intrinsic::IsNan, {std::move(x)});
+
+Tuple tuple_select(const Expr& condition, const Tuple& true_value, const Tuple& false_value) {
+    TESSERA_USER_CHECK(true_value.size() == false_value.size())
+        << "tuple_select of Tuples of " << true_value.size() << " and " << false_value.size()
+        << " elements; they must have the same size.";
+    std::vector<Expr> result;
+    for (size_t i = 0; i < true_value.size(); i++) result.push_back(select(condition, true_value[i], false_value[i]));
+    return Tuple(result);
 }
-Expr fast_inverse(Expr x) {
-    x = float_of(std::move(x), "fast_inverse");
-    return make_one(x.type()) / x;
+
+Expr mux(const Expr& id, const std::vector<Expr>& values) {
+    check_defined(id, "mux");
+    TESSERA_USER_CHECK(!values.empty()) << "mux() needs at least one value to choose from.";
+    TESSERA_USER_CHECK(id.type().is_int_or_uint())
+        << "mux() chooses by an integer index, not by a " << type_name(id.type()) << ".";
+    Expr result = values.back();
+    for (size_t i = values.size() - 1; i-- > 0;) result = select(id == int(i), values[i], result);
+    return result;
 }
-Expr lerp(Expr zero_val, Expr one_val, Expr weight) {
-    match_types(zero_val, one_val, "lerp");
-    Type t = zero_val.type();
-    Expr w = float_of(std::move(weight), "lerp");
-    if (t.is_float()) return zero_val + (one_val - zero_val) * cast(t, w);
-    Expr a = cast(Float(32, t.lanes()), zero_val), b = cast(Float(32, t.lanes()), one_val);
-    return cast(t, round(a + (b - a) * cast(Float(32, t.lanes()), w)));
+
+Expr mux(const Expr& id, const std::initializer_list<Expr>& values) { return mux(id, std::vector<Expr>(values)); }
+Expr mux(const Expr& id, const Tuple& values) { return mux(id, values.as_vector()); }
+
+Expr likely(Expr e) {
+    check_defined(e, "likely");
+    Type t = e.type();
+    return Call::make_intrinsic(t, Intrinsic::Likely, {std::move(e)});
+}
+Expr likely_if_innermost(Expr e) { return likely(std::move(e)); }
+Expr strict_float(Expr e) {
+    check_defined(e, "strict_float");
+    return e;
+}
+Expr unsafe_promise_clamped(const Expr& value, const Expr&, const Expr&) {
+    check_defined(value, "unsafe_promise_clamped");
+    return value;
+}
+Expr promise_clamped(const Expr& value, const Expr&, const Expr&) {
+    check_defined(value, "promise_clamped");
+    return value;
 }
 
 Expr print_expr(const std::vector<Expr>& args) {

@@ -172,9 +172,19 @@ void Pipeline::compile_to_lowered_stmt(const std::string& filename, const std::v
     lowering::LoweredPipeline lowered = lowering::lower(contents_->outputs, "tessera_pipeline");
     std::ofstream out(filename);
     if (!out) TESSERA_USER_ERROR << "compile_to_lowered_stmt: cannot write " << filename << ".";
-    if (format == StmtOutputFormat::HTML) out << "<html><body><pre>\n";
-    out << lowered.function.body;
-    if (format == StmtOutputFormat::HTML) out << "</pre></body></html>\n";
+    const std::string text = ir::to_string(lowered.function.body);
+    if (format == StmtOutputFormat::Text) {
+        out << text;
+        return;
+    }
+    out << "<html><body><pre>\n";
+    for (char c : text) {
+        if (c == '<') out << "&lt;";
+        else if (c == '>') out << "&gt;";
+        else if (c == '&') out << "&amp;";
+        else out << c;
+    }
+    out << "</pre></body></html>\n";
 }
 
 double Pipeline::last_compile_time_ms() const {

@@ -141,6 +141,7 @@ public:
             for (const Stmt& x : b->stmts) run(x);
         } else if (const For* f = s.as<For>()) {
             const int64_t min = ev.eval(f->min), extent = ev.eval(f->extent);
+            if (min + extent - 1 > INT32_MAX) ev.overflowed = true;  // the loop variable would wrap
             for (int64_t i = min; i < min + extent; i++) ev.with(f->name, i, [&] { run(f->body); });
         } else if (const LetStmt* l = s.as<LetStmt>()) {
             const int64_t v = ev.eval(l->value);
