@@ -84,8 +84,6 @@ Expr arithmetic(Expr a, Expr b, const char* op) {
     match_types(a, b, op);
     return Node::make(std::move(a), std::move(b));
 }
-    return Node::make(std::move(a), std::move(b));
-}
 
 template <typename Node>
 Expr comparison(Expr a, Expr b, const char* op) {
