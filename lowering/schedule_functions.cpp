@@ -12,6 +12,22 @@ const lang::Definition& definition_of(const lang::FunctionContents& f, int stage
     return stage == 0 ? f.pure : f.updates[stage - 1];
 }
 
+// A statement printing "Store f(x, y) = v" for each value, for trace_stores().
+ir::Stmt trace(const std::string& name, const std::vector<Expr>& args, const std::vector<Expr>& values) {
+    std::vector<ir::Stmt> prints;
+    for (size_t i = 0; i < values.size(); i++) {
+        std::vector<Expr> parts{Expr("Store " + name + (values.size() > 1 ? "." + std::to_string(i) : "") + "(")};
+        for (size_t d = 0; d < args.size(); d++) {
+            parts.push_back(args[d]);
+            if (d + 1 < args.size()) parts.push_back(Expr(","));
+        }
+        parts.push_back(Expr(") ="));
+        parts.push_back(values[i]);
+        prints.push_back(ir::Evaluate::make(ir::Call::make_intrinsic(Int(32), ir::Intrinsic::Print, parts)));
+    }
+    return ir::Block::make(std::move(prints));
+}
+
 // The store of one stage's values at its (renamed) arguments, guarded by the RDom's predicate.
 ir::Stmt stage_body(const lang::FunctionContents& f, int stage, const std::map<std::string, Expr>& renames) {
     const lang::Definition& d = definition_of(f, stage);
@@ -19,6 +35,7 @@ ir::Stmt stage_body(const lang::FunctionContents& f, int stage, const std::map<s
     for (const Expr& a : d.args) args.push_back(ir::substitute(renames, a));
     for (const Expr& v : d.values) values.push_back(ir::substitute(renames, v));
     ir::Stmt body = ir::Provide::make(f.name, values, args);
+    if (f.trace_stores) body = ir::Block::make(trace(f.name, args, values), body);
     if (d.rdom && d.rdom->predicate.defined()) {
         body = ir::IfThenElse::make(ir::substitute(renames, d.rdom->predicate), body);
     }

@@ -128,6 +128,9 @@ public:
     Func& compute_inline();
     Func& store_root();
 
+    // Debugging: print "Store f(x, y) = value" for every value this Func stores.
+    Func& trace_stores();
+
     // Compiling and running. realize() JIT-compiles on the first call and reuses the code while
     // the pipeline's definitions and schedules do not change.
     Realization realize(std::vector<int32_t> sizes = {}, const Target& target = Target());

@@ -245,6 +245,12 @@ Func& Func::store_root() {
     return *this;
 }
 
+Func& Func::trace_stores() {
+    contents_->trace_stores = true;
+    contents_->touch();
+    return *this;
+}
+
 Pipeline Func::pipeline() const { return Pipeline(*this); }
 
 Realization Func::realize(std::vector<int32_t> sizes, const Target& target) {

@@ -41,6 +41,8 @@ struct FunctionContents {
     Definition pure;
     std::vector<Definition> updates;
     schedule::FuncSchedule schedule;
+    // trace_stores(): print every value stored, with its coordinates.
+    bool trace_stores = false;
     // Bumped by every change to a definition or the schedule, so compiled pipelines know when
     // they are stale.
     uint64_t version = 0;

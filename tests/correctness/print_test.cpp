@@ -56,3 +56,19 @@ TEST_CASE("print_when prints only where its condition holds") {
     CHECK(text.find("2.000000 at four") != std::string::npos);
     CHECK(text.find("at four") == text.rfind("at four"));
 }
+
+TEST_CASE("trace_stores prints every stored value with its coordinates") {
+    Func f("traced");
+    Var x("x"), y("y");
+    f(x, y) = x * 10 + y;
+    f.trace_stores();
+    Buffer<int> out;
+    std::string text = captured_stderr([&] { out = f.realize({3, 2}); });
+    for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 3; i++) {
+            CHECK(out(i, j) == i * 10 + j);
+            const std::string line = "Store traced( " + std::to_string(i) + " , " + std::to_string(j) + " ) = " +
+                                     std::to_string(i * 10 + j);
+            CHECK_MESSAGE(text.find(line) != std::string::npos, line);
+        }
+}
