@@ -20,7 +20,9 @@ public:
 private:
     std::set<const lang::FunctionContents*> seen;
     void visit(const ir::Call* op) override {
-        if (op->call_type == ir::CallType::Func && seen.insert(op->func.get()).second) callees.push_back(op->func);
+        if (op->call_type != ir::CallType::Func) return ir::Visitor::visit(op);
+        std::shared_ptr<lang::FunctionContents> f = op->function();
+        if (seen.insert(f.get()).second) callees.push_back(f);
         ir::Visitor::visit(op);
     }
 };
@@ -53,7 +55,7 @@ private:
     Expr visit(const ir::Call* op) override {
         Expr e = ir::Mutator::visit(op);
         if (op->call_type != ir::CallType::Func) return e;
-        const std::string& name = names.at(op->func.get());
+        const std::string& name = names.at(op->function().get());
         if (name == op->name && e.same_as(ir::handle_of(op))) return e;
         auto copy = std::make_shared<ir::Call>(*e.as<ir::Call>());
         copy->name = name;

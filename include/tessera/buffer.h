@@ -29,6 +29,11 @@
 
 namespace tessera {
 
+// Halide's name for the shape of one dimension (min, extent, stride, flags), so that code wrapping
+// memory with Buffer(data, dimensions, shape) ports unchanged under `using namespace tessera`. In
+// the namespace, not global, so that a program may include Halide's headers too.
+using halide_dimension_t = tessera_dimension_t;
+
 // The Dims of a Buffer whose dimensionality is known only at run time.
 constexpr int AnyDims = -1;
 
@@ -85,6 +90,9 @@ void crop_buffer(BufferContents& b, int d, int min, int extent);
 void slice_buffer(BufferContents& b, int d, int pos);
 // Dimensions d1 and d2 swapped (in place).
 void transpose_buffer(BufferContents& b, int d1, int d2);
+// A new dimension of extent 1 at coordinate pos inserted before dimension d (in place); its
+// stride is the span of the others, as Halide's add_dimension gives.
+void embed_buffer(BufferContents& b, int d, int pos);
 // A valid identifier from a user's name ("b<n>" when empty).
 std::string buffer_name_from(const std::string& requested);
 [[noreturn]] void throw_buffer_error(const std::string& message);
@@ -372,6 +380,17 @@ public:
              raw.dim, name);
     }
 
+    // A view of a C array, whose last index is dimension 0: int a[3][4] is a 4 x 3 buffer.
+    template <typename Array, std::size_t N>
+    requires(typed&& std::is_same_v<std::remove_all_extents_t<Array>,
+                                    std::remove_const_t<T>>) explicit Buffer(Array (&vals)[N],
+                                                                             const std::string& name = "") {
+        std::vector<int> sizes{int(N)};
+        array_extents<Array>(sizes);
+        std::reverse(sizes.begin(), sizes.end());
+        wrap_dense(type_of<Value>(), const_cast<Value*>(reinterpret_cast<const Value*>(vals)), sizes, name);
+    }
+
     // An alias of existing contents (for the compiler), checked against T and Dims.
     explicit Buffer(std::shared_ptr<lang::BufferContents> contents)
         : contents_(checked(std::move(contents))) {}
@@ -483,6 +502,35 @@ public:
         }
         return span * std::size_t(type().bytes());
     }
+    // The lowest element address, and one past the highest (negative strides included).
+    T* begin() const {
+        std::ptrdiff_t offset = 0;
+        for (int i = 0; i < dimensions(); i++) {
+            const tessera_dimension_t& d = contents_->raw.dim[i];
+            if (d.stride < 0 && d.extent > 0) offset += std::ptrdiff_t(d.extent - 1) * d.stride;
+        }
+        return data() + offset;
+    }
+    T* end() const {
+        std::ptrdiff_t offset = 1;
+        for (int i = 0; i < dimensions(); i++) {
+            const tessera_dimension_t& d = contents_->raw.dim[i];
+            if (d.extent <= 0) return begin();
+            if (d.stride > 0) offset += std::ptrdiff_t(d.extent - 1) * d.stride;
+        }
+        return data() + offset;
+    }
+    // Buffers live in host memory only, so these calls of Halide's device interface do nothing
+    // (and succeed): code that calls copy_to_host() after realize() ports unchanged.
+    int copy_to_host() const { return 0; }
+    int device_sync() const { return 0; }
+    bool has_device_allocation() const { return false; }
+    bool host_dirty() const { return false; }
+    bool device_dirty() const { return false; }
+    void set_host_dirty(bool = true) {}
+    void set_device_dirty(bool = true) {}
+    static constexpr int static_dimensions() { return Dims; }
+
     // Whether the elements fill [data(), data() + number_of_elements()) with no gaps.
     bool is_dense() const { return size_in_bytes() == number_of_elements() * std::size_t(type().bytes()); }
 
@@ -566,6 +614,19 @@ public:
     Buffer transposed(int d1, int d2) const {
         Buffer b = view();
         b.transpose(d1, d2);
+        return b;
+    }
+    // Inserts a dimension of extent 1 at coordinate pos before dimension d (in place), or appends
+    // one at coordinate 0.
+    void embed(int d, int pos = 0) requires(Dims == AnyDims) {
+        check_defined("embed");
+        lang::embed_buffer(*contents_, d, pos);
+    }
+    void add_dimension() requires(Dims == AnyDims) { embed(dimensions(), 0); }
+    auto embedded(int d, int pos = 0) const {
+        Buffer<T, Dims == AnyDims ? AnyDims : Dims + 1> b;
+        b.contents_ = view().contents_;
+        lang::embed_buffer(*b.contents_, d, pos);
         return b;
     }
 
@@ -700,6 +761,14 @@ public:
     }
 
 private:
+    // Appends the extents of an array type's dimensions, outermost first.
+    template <typename A>
+    static void array_extents(std::vector<int>& sizes) {
+        if constexpr (std::is_array_v<A>) {
+            sizes.push_back(int(std::extent_v<A>));
+            array_extents<std::remove_extent_t<A>>(sizes);
+        }
+    }
     void allocate(Type t, const std::vector<int>& sizes, const std::vector<int>& storage_order,
                   const std::string& name) {
         contents_ =
@@ -755,9 +824,12 @@ private:
     template <typename... Args>
     T* address_of(Args... pos) const {
         const tessera_dimension_t* d = contents_->raw.dim;
+        const int dims = contents_->raw.dimensions;
         std::ptrdiff_t offset = 0;
         int i = 0;
-        ((offset += std::ptrdiff_t(int(pos) - d[i].min) * d[i].stride, i++), ...);
+        // Coordinates past the last dimension are ignored, as in Halide, where such a dimension
+        // has stride 0: a zero-dimensional result reads fine as r(0).
+        ((offset += i < dims ? std::ptrdiff_t(int(pos) - d[i].min) * d[i].stride : 0, i++), ...);
         return reinterpret_cast<T*>(contents_->raw.host) + offset;
     }
     T* address_of(const int* pos) const {
@@ -770,5 +842,12 @@ private:
 
     std::shared_ptr<lang::BufferContents> contents_;
 };
+
+// Halide's header-only buffer class has the same interface here: Halide::Runtime::Buffer<T> code
+// ports as tessera::Runtime::Buffer<T>.
+namespace Runtime {
+template <typename T = void, int Dims = AnyDims>
+using Buffer = tessera::Buffer<T, Dims>;
+}  // namespace Runtime
 
 }  // namespace tessera

@@ -23,12 +23,16 @@ Buffer<> load_image_file(const std::string& path, std::optional<Type> t);
 // Writes a 2-D buffer as gray, or a 3-D buffer of 1, 2, 3 or 4 channels; the file name's
 // extension (.png, .pgm, .ppm) chooses the format.
 void save_image_file(const Buffer<>& image, const std::string& path);
+// Converts the buffer to 8 or 16 bits as Halide's convert_and_save_image does (floats, uint32 and
+// 16-bit integers to 16 bits; 8-bit integers and bools to 8 bits), then saves it.
+void convert_and_save_image_file(const Buffer<>& image, const std::string& path);
 
 }  // namespace lang
 
-// The image at path with elements of type T, converting the file's samples by scaling: uint8 and
-// uint16 cover their full range (an 8-bit v becomes v * 257 in uint16, a 16-bit v becomes v >> 8
-// in uint8), uint32 likewise, and float or double hold values in [0, 1].
+// The image at path with elements of type T, converting the file's samples as Halide's tools do:
+// unsigned integers cover their full range (an 8-bit v becomes v * 257 in uint16, a 16-bit v
+// becomes v / 257 rounded in uint8), signed integers take the same bits, and float or double hold
+// values in [0, 1] (v / 255.0f or v / 65535.0f, computed in float).
 template <typename T>
 Buffer<T> load_image(const std::string& path) {
     return Buffer<T>(lang::load_image_file(path, type_of<T>()));
@@ -65,9 +69,11 @@ void save_image(const Buffer<T, Dims>& image, const std::string& path) {
     lang::save_image_file(Buffer<>(image), path);
 }
 
+// Any element type, converted as Halide's tools convert it: floats hold [0, 1] and are written as
+// 16-bit samples (v * 65535, rounded), uint32 keeps its top 16 bits, 8-bit integers stay 8-bit.
 template <typename T, int Dims>
 void convert_and_save_image(const Buffer<T, Dims>& image, const std::string& path) {
-    lang::save_image_file(Buffer<>(image), path);
+    lang::convert_and_save_image_file(Buffer<>(image), path);
 }
 
 namespace Tools {

@@ -33,13 +33,13 @@ Expr reinterpret(Expr e) {
     return reinterpret(type_of<T>(), std::move(e));
 }
 
-#define TESSERA_DECLARE_BINARY_OPERATOR(op)  \
-    Expr operator op(Expr a, Expr b);        \
-    Expr operator op(Expr a, int b);         \
-    Expr operator op(int a, Expr b);         \
-    Expr operator op(Expr a, float b);       \
-    Expr operator op(float a, Expr b);       \
-    Expr operator op(Expr a, double b);      \
+#define TESSERA_DECLARE_BINARY_OPERATOR(op) \
+    Expr operator op(Expr a, Expr b);       \
+    Expr operator op(Expr a, int b);        \
+    Expr operator op(int a, Expr b);        \
+    Expr operator op(Expr a, float b);      \
+    Expr operator op(float a, Expr b);      \
+    Expr operator op(Expr a, double b);     \
     Expr operator op(double a, Expr b);
 
 TESSERA_DECLARE_BINARY_OPERATOR(+)
@@ -88,8 +88,13 @@ Expr& operator-=(Expr& a, Expr b);
 Expr& operator*=(Expr& a, Expr b);
 Expr& operator/=(Expr& a, Expr b);
 
+class FuncRef;
+
 Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
+// For calls of Funcs, so that min(f(x), g(x)) stays Tessera's even beside `using namespace std`.
+Expr min(const FuncRef& a, const FuncRef& b);
+Expr max(const FuncRef& a, const FuncRef& b);
 Expr min(Expr a, int b);
 Expr min(int a, Expr b);
 Expr max(Expr a, int b);
@@ -100,11 +105,13 @@ Expr max(Expr a, float b);
 Expr max(float a, Expr b);
 template <typename A, typename B, typename C, typename... Rest>
 Expr min(A&& a, B&& b, C&& c, Rest&&... rest) {
-    return min(Expr(std::forward<A>(a)), min(Expr(std::forward<B>(b)), Expr(std::forward<C>(c)), std::forward<Rest>(rest)...));
+    return min(Expr(std::forward<A>(a)),
+               min(Expr(std::forward<B>(b)), Expr(std::forward<C>(c)), std::forward<Rest>(rest)...));
 }
 template <typename A, typename B, typename C, typename... Rest>
 Expr max(A&& a, B&& b, C&& c, Rest&&... rest) {
-    return max(Expr(std::forward<A>(a)), max(Expr(std::forward<B>(b)), Expr(std::forward<C>(c)), std::forward<Rest>(rest)...));
+    return max(Expr(std::forward<A>(a)),
+               max(Expr(std::forward<B>(b)), Expr(std::forward<C>(c)), std::forward<Rest>(rest)...));
 }
 // max(min(a, hi), lo), with lo and hi converted to a's type (so lo wins when lo > hi, as in Halide).
 Expr clamp(Expr a, Expr lo, Expr hi);
@@ -118,7 +125,8 @@ Expr absd(Expr a, Expr b);
 Expr select(Expr condition, Expr true_value, Expr false_value);
 template <typename... Rest>
 Expr select(Expr c0, Expr v0, Expr c1, Expr v1, Rest&&... rest) {
-    return select(std::move(c0), std::move(v0), select(std::move(c1), std::move(v1), std::forward<Rest>(rest)...));
+    return select(std::move(c0), std::move(v0),
+                  select(std::move(c1), std::move(v1), std::forward<Rest>(rest)...));
 }
 // select on each element of Tuples; the condition is one Expr or a Tuple of them.
 Tuple tuple_select(const Tuple& condition, const Tuple& true_value, const Tuple& false_value);

@@ -7,6 +7,7 @@
 
 #include "tessera/buffer.h"
 #include "tessera/expr.h"
+#include "tessera/rdom.h"
 #include "tessera/type.h"
 
 namespace tessera {
@@ -21,6 +22,8 @@ const std::string& parameter_name(const ParameterContents& p);
 void set_scalar_bits(ParameterContents& p, const void* value, int bytes);
 void get_scalar_bits(const ParameterContents& p, void* value, int bytes);
 void set_scalar_range(ParameterContents& p, const Expr& min, const Expr& max);
+Expr scalar_min(const ParameterContents& p);
+Expr scalar_max(const ParameterContents& p);
 Expr parameter_expr(const std::shared_ptr<ParameterContents>& p);
 void bind_buffer(ParameterContents& p, const std::shared_ptr<BufferContents>& b, Type type);
 std::shared_ptr<BufferContents> bound_buffer(const ParameterContents& p);
@@ -33,8 +36,10 @@ class Param {
 public:
     Param() : Param(std::string()) {}
     explicit Param(const std::string& name) : contents_(lang::make_scalar_parameter(type_of<T>(), name)) {}
+    explicit Param(const char* name) : Param(std::string(name)) {}
     Param(const std::string& name, T value) : Param(name) { set(value); }
     explicit Param(T value) : Param(std::string()) { set(value); }
+    Param(T value, const Expr& min, const Expr& max) : Param(value) { set_range(min, max); }
     Param(const std::string& name, T value, const Expr& min, const Expr& max) : Param(name, value) {
         set_range(min, max);
     }
@@ -47,7 +52,13 @@ public:
         lang::get_scalar_bits(*contents_, &value, sizeof(T));
         return value;
     }
+    // The range the value is promised to lie in (undefined: unbounded).
     void set_range(const Expr& min, const Expr& max) { lang::set_scalar_range(*contents_, min, max); }
+    void set_min_value(const Expr& min) { set_range(min, max_value()); }
+    void set_max_value(const Expr& max) { set_range(min_value(), max); }
+    Expr min_value() const { return lang::scalar_min(*contents_); }
+    Expr max_value() const { return lang::scalar_max(*contents_); }
+    // An estimate for automatic schedulers; it does not change what is computed.
     void set_estimate(T) {}
     operator Expr() const { return lang::parameter_expr(contents_); }
     const std::shared_ptr<lang::ParameterContents>& contents() const { return contents_; }
@@ -64,6 +75,8 @@ public:
     Expr extent() const { return lang::image_param_field(param_, "extent", dim_); }
     Expr stride() const { return lang::image_param_field(param_, "stride", dim_); }
     Expr max() const;
+    // An estimate for automatic schedulers; it does not change what is computed.
+    ParamDimension set_estimate(const Expr&, const Expr&) { return *this; }
 
 private:
     std::shared_ptr<lang::ParameterContents> param_;
@@ -95,6 +108,8 @@ public:
     Expr operator()(const std::vector<Expr>& args) const { return lang::image_param_access(contents_, args); }
 
     ParamDimension dim(int i) const { return ParamDimension(contents_, i); }
+    // Estimates for automatic schedulers; they do not change what is computed.
+    ImageParam& set_estimates(const std::vector<Range>&) { return *this; }
     Expr width() const { return dim(0).extent(); }
     Expr height() const { return dim(1).extent(); }
     Expr channels() const { return dim(2).extent(); }

@@ -31,7 +31,8 @@ using Region = std::vector<Range>;
 class RVar {
 public:
     RVar() = default;
-    RVar(std::shared_ptr<lang::ReductionDomainContents> domain, int index) : domain_(std::move(domain)), index_(index) {}
+    RVar(std::shared_ptr<lang::ReductionDomainContents> domain, int index)
+        : domain_(std::move(domain)), index_(index) {}
     explicit RVar(const std::string& name);  // a free-standing RVar name, for scheduling
 
     const std::string& name() const;
@@ -50,12 +51,14 @@ class RDom {
 public:
     RDom() = default;
     explicit RDom(const Region& region, const std::string& name = "");
-    // RDom(min0, extent0, min1, extent1, ..., [name])
-    RDom(Expr min0, Expr extent0, const std::string& name = "");
-    RDom(Expr min0, Expr extent0, Expr min1, Expr extent1, const std::string& name = "");
-    RDom(Expr min0, Expr extent0, Expr min1, Expr extent1, Expr min2, Expr extent2, const std::string& name = "");
-    RDom(Expr min0, Expr extent0, Expr min1, Expr extent1, Expr min2, Expr extent2, Expr min3, Expr extent3,
-         const std::string& name = "");
+    // RDom(min0, extent0, min1, extent1, ..., [name]): any number of dimensions.
+    template <typename... Args>
+    RDom(Expr min0, Expr extent0, Args&&... rest) {
+        Region region{Range(std::move(min0), std::move(extent0))};
+        std::string name;
+        collect(region, name, std::forward<Args>(rest)...);
+        init(region, name);
+    }
     // The domain of a buffer or an image parameter: every element.
     template <typename T, int Dims>
     explicit RDom(const Buffer<T, Dims>& b) : RDom(b.contents()) {}
@@ -63,6 +66,7 @@ public:
     explicit RDom(const std::shared_ptr<lang::BufferContents>& b);
 
     bool defined() const { return contents_ != nullptr; }
+    bool same_as(const RDom& other) const { return contents_ == other.contents_; }
     int dimensions() const;
     const std::string& name() const;
     RVar operator[](int i) const;
@@ -77,6 +81,14 @@ public:
     RVar x, y, z, w;
 
 private:
+    static void collect(Region&, std::string&) {}
+    static void collect(Region&, std::string& name, const std::string& n) { name = n; }
+    static void collect(Region&, std::string& name, const char* n) { name = n; }
+    template <typename... Args>
+    static void collect(Region& region, std::string& name, Expr min, Expr extent, Args&&... rest) {
+        region.emplace_back(std::move(min), std::move(extent));
+        collect(region, name, std::forward<Args>(rest)...);
+    }
     void init(const Region& region, const std::string& name);
     std::shared_ptr<lang::ReductionDomainContents> contents_;
 };

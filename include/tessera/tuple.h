@@ -11,10 +11,12 @@ class FuncRef;
 
 class Tuple {
 public:
+    explicit Tuple(const Expr& e) : values_{e} {}
     explicit Tuple(const std::vector<Expr>& values) : values_(values) {}
     template <typename... Rest>
     Tuple(const Expr& a, const Expr& b, Rest&&... rest) : values_{a, b, Expr(std::forward<Rest>(rest))...} {}
-    explicit Tuple(const FuncRef& ref);
+    // The values of a Func at a point (implicit, as in Halide: Tuple t = f(x, y);).
+    Tuple(const FuncRef& ref);
 
     size_t size() const { return values_.size(); }
     Expr& operator[](size_t i) { return values_[i]; }

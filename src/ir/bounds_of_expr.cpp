@@ -11,6 +11,7 @@
 #include "ir/interval.h"
 #include "ir/interval_ends.h"
 #include "ir/ir_util.h"
+#include "ir/simplifier.h"
 #include "ir/simplify.h"
 
 namespace tessera::ir {
@@ -26,6 +27,9 @@ public:
         node_lookup = [this](const std::string& name) { return constant_of(name); };
         end_lookup = [this](const std::string& name) { return constant_of_outer(name); };
     }
+
+    // The bounds of e, with simplified ends.
+    Interval simplified_bounds(const Expr& e) { return cooked(bounds(e)); }
 
     Interval bounds(const Expr& e) {
         const bool is_shared = e.node().use_count() > 1;
@@ -49,15 +53,15 @@ private:
     // of e binds (its interval stands in for it), so they are read in the scope outside e.
     ConstantLookup node_lookup, end_lookup;
     // Variables bound by Lets inside the expression, innermost last.
-    std::map<std::string, std::vector<Binding>> lets;
+    std::unordered_map<std::string, std::vector<Binding>> lets;
     // Constant ranges of scope variables, derived when first needed.
-    std::map<std::string, std::optional<ConstantInterval>> derived;
+    std::unordered_map<std::string, std::optional<ConstantInterval>> derived;
     std::set<std::string> deriving;
     // Results for nodes shared within the expression (kept alive with them), so that a DAG is
     // bounded once per node, not once per path.
     std::unordered_map<const ExprNode*, std::pair<Expr, Interval>> shared;
-    // Single points that are subexpressions of e as written (not simplified, which would cost a walk
-    // per node). They are simplified where they meet arithmetic on ends, whose overflow checks
+    // Single points that may hold unsimplified subexpressions of e (simplifying each would cost a
+    // walk per node). They are simplified where they meet arithmetic on ends, whose overflow checks
     // must see every constant.
     std::unordered_set<const ExprNode*> unsimplified;
 
@@ -91,7 +95,8 @@ private:
         deriving.insert(name);
         std::optional<ConstantInterval> r;
         const Expr& any_end = it->second.min.defined() ? it->second.min : it->second.max;
-        if (any_end.defined() && is_int(any_end.type())) r = to_constant(it->second, any_end.type().element_of());
+        if (any_end.defined() && is_int(any_end.type()))
+            r = to_constant(it->second, any_end.type().element_of());
         deriving.erase(name);
         derived[name] = r;
         return r;
@@ -102,12 +107,16 @@ private:
     ConstantInterval to_constant(const Interval& i, Type t) {
         ConstantInterval r = ConstantInterval::of_type(t);
         if (i.min.defined()) {
-            if (auto k = as_exact_int(i.min)) r.min = *k;
-            else if (auto b = constant_bounds(i.min, end_lookup)) r.min = b->min;
+            if (auto k = as_exact_int(i.min))
+                r.min = *k;
+            else if (auto b = constant_bounds(i.min, end_lookup))
+                r.min = b->min;
         }
         if (i.max.defined()) {
-            if (auto k = as_exact_int(i.max)) r.max = *k;
-            else if (auto b = constant_bounds(i.max, end_lookup)) r.max = b->max;
+            if (auto k = as_exact_int(i.max))
+                r.max = *k;
+            else if (auto b = constant_bounds(i.max, end_lookup))
+                r.max = b->max;
         }
         return r;
     }
@@ -147,33 +156,33 @@ private:
     Interval compute(const Expr& e) {
         const Type t = e.type().element_of();
         switch (e.get()->kind) {
-        case IRKind::IntImm:
-        case IRKind::UIntImm:
-        case IRKind::FloatImm: return Interval::single_point(e);
-        case IRKind::Variable: return variable(e);
-        case IRKind::Cast: return cast(e.as<Cast>());
-        case IRKind::Add: return arithmetic<Add>(e);
-        case IRKind::Sub: return arithmetic<Sub>(e);
-        case IRKind::Mul: return arithmetic<Mul>(e);
-        case IRKind::Div: return arithmetic<Div>(e);
-        case IRKind::Mod: return arithmetic<Mod>(e);
-        case IRKind::Min: return arithmetic<Min>(e);
-        case IRKind::Max: return arithmetic<Max>(e);
-        case IRKind::EQ:
-        case IRKind::NE:
-        case IRKind::LT:
-        case IRKind::LE:
-        case IRKind::GT:
-        case IRKind::GE:
-        case IRKind::And:
-        case IRKind::Or:
-        case IRKind::Not: return logical(e);
-        case IRKind::Select: return select(e);
-        case IRKind::Broadcast: return bounds(e.as<Broadcast>()->value);
-        case IRKind::Ramp: return ramp(e.as<Ramp>());
-        case IRKind::Let: return let(e.as<Let>());
-        case IRKind::Call: return call(e);
-        default: return opaque(t);  // strings, loads, reinterprets
+            case IRKind::IntImm:
+            case IRKind::UIntImm:
+            case IRKind::FloatImm: return Interval::single_point(e);
+            case IRKind::Variable: return variable(e);
+            case IRKind::Cast: return cast(e.as<Cast>());
+            case IRKind::Add: return arithmetic<Add>(e);
+            case IRKind::Sub: return arithmetic<Sub>(e);
+            case IRKind::Mul: return arithmetic<Mul>(e);
+            case IRKind::Div: return arithmetic<Div>(e);
+            case IRKind::Mod: return arithmetic<Mod>(e);
+            case IRKind::Min: return arithmetic<Min>(e);
+            case IRKind::Max: return arithmetic<Max>(e);
+            case IRKind::EQ:
+            case IRKind::NE:
+            case IRKind::LT:
+            case IRKind::LE:
+            case IRKind::GT:
+            case IRKind::GE:
+            case IRKind::And:
+            case IRKind::Or:
+            case IRKind::Not: return logical(e);
+            case IRKind::Select: return select(e);
+            case IRKind::Broadcast: return bounds(e.as<Broadcast>()->value);
+            case IRKind::Ramp: return ramp(e.as<Ramp>());
+            case IRKind::Let: return let(e.as<Let>());
+            case IRKind::Call: return call(e);
+            default: return opaque(t);  // strings, loads, reinterprets
         }
     }
 
@@ -189,9 +198,11 @@ private:
             // Folding would wrap; the exact value, past the type's range, bounds nothing.
             auto ka = as_exact_int(a.min), kb = as_exact_int(b.min);
             if (ka && kb && assumes_no_overflow(t)) {
-                return from_constant(constant_op(e.get()->kind, ConstantInterval::point(*ka), ConstantInterval::point(*kb), t), t);
+                return from_constant(
+                    constant_op(e.get()->kind, ConstantInterval::point(*ka), ConstantInterval::point(*kb), t),
+                    t);
             }
-            return Interval::single_point(simplify_local(T::make(a.min, b.min)));
+            return original_point(simplify_root(T::make(a.min, b.min)));
         }
         return apply(e.get()->kind, a, b, e.type().element_of());
     }
@@ -206,27 +217,28 @@ private:
             }
         }
         switch (op) {
-        case IRKind::Add: return Interval(add(a.min, b.min), add(a.max, b.max));
-        case IRKind::Sub: return Interval(sub(a.min, b.max), sub(a.max, b.min));
-        case IRKind::Mul: return multiply(a, b, t);
-        case IRKind::Div: return divide(a, b, t);
-        case IRKind::Mod: return modulo(a, b, t);
-        case IRKind::Min: return Interval(min_of_lower(a.min, b.min), min_of_upper(a.max, b.max));
-        case IRKind::Max: return Interval(max_of_lower(a.min, b.min), max_of_upper(a.max, b.max));
-        default: return Interval::everything();
+            case IRKind::Add: return Interval(add(a.min, b.min), add(a.max, b.max));
+            case IRKind::Sub: return Interval(sub(a.min, b.max), sub(a.max, b.min));
+            case IRKind::Mul: return multiply(a, b, t);
+            case IRKind::Div: return divide(a, b, t);
+            case IRKind::Mod: return modulo(a, b, t);
+            case IRKind::Min: return Interval(min_of_lower(a.min, b.min), min_of_upper(a.max, b.max));
+            case IRKind::Max: return Interval(max_of_lower(a.min, b.min), max_of_upper(a.max, b.max));
+            default: return Interval::everything();
         }
     }
 
-    static ConstantInterval constant_op(IRKind op, const ConstantInterval& a, const ConstantInterval& b, Type t) {
+    static ConstantInterval constant_op(IRKind op, const ConstantInterval& a, const ConstantInterval& b,
+                                        Type t) {
         switch (op) {
-        case IRKind::Add: return fit_to_type(a + b, t);
-        case IRKind::Sub: return fit_to_type(a - b, t);
-        case IRKind::Mul: return fit_to_type(a * b, t);
-        case IRKind::Div: return fit_to_type(euclidean_div(a, b), t);
-        case IRKind::Mod: return fit_to_type(euclidean_mod(a, b), t);
-        case IRKind::Min: return range_min(a, b);
-        case IRKind::Max: return range_max(a, b);
-        default: return ConstantInterval::of_type(t);
+            case IRKind::Add: return fit_to_type(a + b, t);
+            case IRKind::Sub: return fit_to_type(a - b, t);
+            case IRKind::Mul: return fit_to_type(a * b, t);
+            case IRKind::Div: return fit_to_type(euclidean_div(a, b), t);
+            case IRKind::Mod: return fit_to_type(euclidean_mod(a, b), t);
+            case IRKind::Min: return range_min(a, b);
+            case IRKind::Max: return range_max(a, b);
+            default: return ConstantInterval::of_type(t);
         }
     }
 
@@ -245,7 +257,9 @@ private:
     }
 
     Interval scale(const Interval& a, const Expr& k, int sign, Type t) {
-        if (sign == 0) return a.is_bounded() || is_int(t) ? Interval::single_point(make_zero(t)) : Interval::everything();
+        if (sign == 0)
+            return a.is_bounded() || is_int(t) ? Interval::single_point(make_zero(t))
+                                               : Interval::everything();
         if (sign > 0) return Interval(mul(a.min, k), mul(a.max, k));
         return Interval(mul(a.max, k), mul(a.min, k));
     }
@@ -257,8 +271,8 @@ private:
         for (const Expr& x : c) {
             if (!x.defined()) return Interval::everything();
         }
-        return Interval(simplify_local(Min::make(Min::make(c[0], c[1]), Min::make(c[2], c[3]))),
-                        simplify_local(Max::make(Max::make(c[0], c[1]), Max::make(c[2], c[3]))));
+        return Interval(min_of_lower(min_of_lower(c[0], c[1]), min_of_lower(c[2], c[3])),
+                        max_of_upper(max_of_upper(c[0], c[1]), max_of_upper(c[2], c[3])));
     }
 
     Interval multiply(const Interval& a, const Interval& b, Type t) {
@@ -307,12 +321,12 @@ private:
         Interval v = bounds(op->value);
         if (op->type.is_scalar() && is_point(v)) {
             if (v.min.same_as(op->value)) return original_point(handle_of(op));
-            return Interval::single_point(simplify_local(Cast::make(to, v.min)));
+            return original_point(simplify_root(Cast::make(to, v.min)));
         }
         v = cooked(v);
         auto cast_ends = [&]() {
-            return Interval(v.min.defined() ? simplify_local(Cast::make(to, v.min)) : Expr(),
-                            v.max.defined() ? simplify_local(Cast::make(to, v.max)) : Expr());
+            return Interval(v.min.defined() ? simplify_root(Cast::make(to, v.min)) : Expr(),
+                            v.max.defined() ? simplify_root(Cast::make(to, v.max)) : Expr());
         };
         // Conversions to floats, and between integers that cannot wrap, are monotonic.
         if (to.is_float() && (from.is_float() || is_int(from))) return cast_ends();
@@ -350,12 +364,20 @@ private:
             return is_point(i) && i.min.same_as(x);
         };
         if (const Not* n = e.as<Not>()) return same(n->a);
-#define TESSERA_POINTS(T) \
-    if (const T* op = e.as<T>()) return same(op->a) && same(op->b);
-        TESSERA_POINTS(EQ) TESSERA_POINTS(NE) TESSERA_POINTS(LT) TESSERA_POINTS(LE) TESSERA_POINTS(GT)
-        TESSERA_POINTS(GE) TESSERA_POINTS(And) TESSERA_POINTS(Or)
-#undef TESSERA_POINTS
-        return false;
+        Expr a, b;
+        return (operands<EQ>(e, a, b) || operands<NE>(e, a, b) || operands<LT>(e, a, b) ||
+                operands<LE>(e, a, b) || operands<GT>(e, a, b) || operands<GE>(e, a, b) ||
+                operands<And>(e, a, b) || operands<Or>(e, a, b)) &&
+               same(a) && same(b);
+    }
+
+    template <typename T>
+    static bool operands(const Expr& e, Expr& a, Expr& b) {
+        const T* op = e.as<T>();
+        if (!op) return false;
+        a = op->a;
+        b = op->b;
+        return true;
     }
 
     Interval select(const Expr& e) {
@@ -365,10 +387,11 @@ private:
         if (is_point(c) && is_const_zero(c.min)) return bounds(op->false_value);
         Interval a = bounds(op->true_value), b = bounds(op->false_value);
         if (e.type().is_scalar() && is_point(c) && is_point(a) && is_point(b)) {
-            if (c.min.same_as(op->condition) && a.min.same_as(op->true_value) && b.min.same_as(op->false_value)) {
+            if (c.min.same_as(op->condition) && a.min.same_as(op->true_value) &&
+                b.min.same_as(op->false_value)) {
                 return original_point(e);
             }
-            return Interval::single_point(simplify_local(Select::make(c.min, a.min, b.min)));
+            return original_point(simplify_root(Select::make(c.min, a.min, b.min)));
         }
         return hull(a, b, e.type().element_of());
     }
@@ -392,7 +415,7 @@ private:
         std::vector<std::string> names;
         const Let* l = op;
         while (true) {
-            Interval v = bounds(l->value);
+            Interval v = cooked(bounds(l->value));
             Type t = l->value.type().element_of();
             std::optional<ConstantInterval> c;
             if (is_int(t)) c = to_constant(v, t);
@@ -419,12 +442,13 @@ private:
     Interval call(const Expr& e) {
         const Call* op = e.as<Call>();
         const Type t = e.type().element_of();
-        if (op->call_type == CallType::Intrinsic && op->intrinsic == Intrinsic::Likely && op->args.size() == 1) {
+        if (op->call_type == CallType::Intrinsic && op->intrinsic == Intrinsic::Likely &&
+            op->args.size() == 1) {
             return bounds(op->args[0]);
         }
         if (is_pure(op) && e.type().is_scalar()) {
             if (Expr point = pure_call_point(op); point.defined()) {
-                return point.same_as(e) ? original_point(e) : Interval::single_point(point);
+                return original_point(point);
             }
         }
         if (!is_int(t)) return Interval::everything();
@@ -445,7 +469,7 @@ private:
         if (!changed) return handle_of(op);
         auto copy = std::make_shared<Call>(*op);
         copy->args = std::move(args);
-        return simplify_local(Expr(std::shared_ptr<const ExprNode>(std::move(copy))));
+        return simplify_root(Expr(std::shared_ptr<const ExprNode>(std::move(copy))));
     }
 
     // Bounds past the size limit are replaced by constant ones (integers) or dropped.
@@ -466,9 +490,10 @@ private:
 
 }  // namespace
 
-Interval bounds_of_expr(const Expr& e, const std::map<std::string, Interval>& scope, const BoundsOptions& options) {
+Interval bounds_of_expr(const Expr& e, const std::map<std::string, Interval>& scope,
+                        const BoundsOptions& options) {
     if (!e.defined()) return Interval::everything();
-    return BoundsOf(scope, options).bounds(e);
+    return BoundsOf(scope, options).simplified_bounds(e);
 }
 
 Interval bounds_of_expr(const Expr& e, const std::map<std::string, Interval>& scope) {

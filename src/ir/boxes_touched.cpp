@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 #include "ir/interval.h"
 #include "ir/interval_ends.h"
@@ -37,7 +38,7 @@ public:
 private:
     // Intervals of the names in scope, and how often each name appears in their ends.
     std::map<std::string, Interval> scope;
-    std::map<std::string, int> referenced;
+    std::unordered_map<std::string, int> referenced;
     // What a binder replaced, to put back when its scope ends.
     struct Saved {
         std::string name;
@@ -69,7 +70,8 @@ private:
         auto [it, inserted] = boxes.emplace(name, box);
         if (inserted) return;
         TESSERA_INTERNAL_CHECK(it->second.size() == box.size())
-            << name << " is accessed with " << it->second.size() << " and with " << box.size() << " coordinates";
+            << name << " is accessed with " << it->second.size() << " and with " << box.size()
+            << " coordinates";
         for (size_t d = 0; d < box.size(); d++) it->second[d] = interval_union(it->second[d], box[d]);
     }
 

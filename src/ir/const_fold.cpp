@@ -11,13 +11,13 @@ namespace {
 template <typename T>
 Expr compare(IRKind op, T x, T y) {
     switch (op) {
-    case IRKind::EQ: return make_bool(x == y);
-    case IRKind::NE: return make_bool(x != y);
-    case IRKind::LT: return make_bool(x < y);
-    case IRKind::LE: return make_bool(x <= y);
-    case IRKind::GT: return make_bool(x > y);
-    case IRKind::GE: return make_bool(x >= y);
-    default: return Expr();
+        case IRKind::EQ: return make_bool(x == y);
+        case IRKind::NE: return make_bool(x != y);
+        case IRKind::LT: return make_bool(x < y);
+        case IRKind::LE: return make_bool(x <= y);
+        case IRKind::GT: return make_bool(x > y);
+        case IRKind::GE: return make_bool(x >= y);
+        default: return Expr();
     }
 }
 
@@ -25,14 +25,14 @@ Expr compare(IRKind op, T x, T y) {
 Expr fold_int(IRKind op, Type t, Int128 x, Int128 y) {
     auto wrap = [t](Int128 v) { return IntImm::make(t, int64_t(v)); };
     switch (op) {
-    case IRKind::Add: return wrap(x + y);
-    case IRKind::Sub: return wrap(x - y);
-    case IRKind::Mul: return wrap(x * y);
-    case IRKind::Div: return wrap(euclidean_div(x, y));
-    case IRKind::Mod: return wrap(euclidean_mod(x, y));
-    case IRKind::Min: return wrap(x < y ? x : y);
-    case IRKind::Max: return wrap(x > y ? x : y);
-    default: return compare(op, x, y);
+        case IRKind::Add: return wrap(x + y);
+        case IRKind::Sub: return wrap(x - y);
+        case IRKind::Mul: return wrap(x * y);
+        case IRKind::Div: return wrap(euclidean_div(x, y));
+        case IRKind::Mod: return wrap(euclidean_mod(x, y));
+        case IRKind::Min: return wrap(x < y ? x : y);
+        case IRKind::Max: return wrap(x > y ? x : y);
+        default: return compare(op, x, y);
     }
 }
 
@@ -40,16 +40,16 @@ Expr fold_int(IRKind op, Type t, Int128 x, Int128 y) {
 Expr fold_uint(IRKind op, Type t, uint64_t x, uint64_t y) {
     auto wrap = [t](uint64_t v) { return UIntImm::make(t, v); };
     switch (op) {
-    case IRKind::Add: return wrap(x + y);
-    case IRKind::Sub: return wrap(x - y);
-    case IRKind::Mul: return wrap(x * y);
-    case IRKind::Div: return wrap(y == 0 ? 0 : x / y);
-    case IRKind::Mod: return wrap(y == 0 ? 0 : x % y);
-    case IRKind::Min: return wrap(x < y ? x : y);
-    case IRKind::Max: return wrap(x > y ? x : y);
-    case IRKind::And: return make_bool(x && y);
-    case IRKind::Or: return make_bool(x || y);
-    default: return compare(op, x, y);
+        case IRKind::Add: return wrap(x + y);
+        case IRKind::Sub: return wrap(x - y);
+        case IRKind::Mul: return wrap(x * y);
+        case IRKind::Div: return wrap(y == 0 ? 0 : x / y);
+        case IRKind::Mod: return wrap(y == 0 ? 0 : x % y);
+        case IRKind::Min: return wrap(x < y ? x : y);
+        case IRKind::Max: return wrap(x > y ? x : y);
+        case IRKind::And: return make_bool(x && y);
+        case IRKind::Or: return make_bool(x || y);
+        default: return compare(op, x, y);
     }
 }
 
@@ -58,31 +58,29 @@ template <typename F>
 Expr fold_float(IRKind op, Type t, F x, F y) {
     auto make = [t](F v) { return FloatImm::make(t, double(v)); };
     switch (op) {
-    case IRKind::Add: return make(x + y);
-    case IRKind::Sub: return make(x - y);
-    case IRKind::Mul: return make(x * y);
-    case IRKind::Div: return make(x / y);
-    case IRKind::Mod: {
-        F q = std::floor(x / y);
-        F product = y * q;
-        return make(x - product);
-    }
-    case IRKind::Min:
-    case IRKind::Max: {
-        // NaN operands and zeros of both signs are where min/max implementations disagree.
-        if (std::isnan(x) || std::isnan(y)) return Expr();
-        if (x == y && std::signbit(x) != std::signbit(y)) return Expr();
-        return make(op == IRKind::Min ? (x < y ? x : y) : (x > y ? x : y));
-    }
-    default: return compare(op, x, y);
+        case IRKind::Add: return make(x + y);
+        case IRKind::Sub: return make(x - y);
+        case IRKind::Mul: return make(x * y);
+        case IRKind::Div: return make(x / y);
+        case IRKind::Mod: {
+            F q = std::floor(x / y);
+            F product = y * q;
+            return make(x - product);
+        }
+        case IRKind::Min:
+        case IRKind::Max: {
+            // NaN operands and zeros of both signs are where min/max implementations disagree.
+            if (std::isnan(x) || std::isnan(y)) return Expr();
+            if (x == y && std::signbit(x) != std::signbit(y)) return Expr();
+            return make(op == IRKind::Min ? (x < y ? x : y) : (x > y ? x : y));
+        }
+        default: return compare(op, x, y);
     }
 }
 
 bool foldable_float(Type t) { return t.is_float() && (t.bits() == 32 || t.bits() == 64); }
 
-Expr float_const(Type t, double v) {
-    return FloatImm::make(t, t.bits() == 32 ? double(float(v)) : v);
-}
+Expr float_const(Type t, double v) { return FloatImm::make(t, t.bits() == 32 ? double(float(v)) : v); }
 
 Expr cast_int_value(Type t, Int128 v) {
     if (t.is_bool()) return v == 0 || v == 1 ? make_bool(v == 1) : Expr();
@@ -141,7 +139,8 @@ Expr fold_cast(Type t, const Expr& value) {
 
 Expr fold_reinterpret(Type t, const Expr& value) {
     // Only between integers of one width, where reinterpreting is re-wrapping the same bits.
-    if (!t.is_scalar() || !t.is_int_or_uint() || t.is_bool() || value.type().bits() != t.bits()) return Expr();
+    if (!t.is_scalar() || !t.is_int_or_uint() || t.is_bool() || value.type().bits() != t.bits())
+        return Expr();
     if (const IntImm* i = value.as<IntImm>()) return make_const(t, i->value);
     if (const UIntImm* u = value.as<UIntImm>()) return make_const(t, int64_t(u->value));
     return Expr();
@@ -152,10 +151,13 @@ namespace {
 Expr fold_abs(Type t, const Expr& x) {
     if (const IntImm* i = x.as<IntImm>()) {
         const uint64_t magnitude = i->value < 0 ? 0 - uint64_t(i->value) : uint64_t(i->value);
-        return t.is_uint() ? UIntImm::make(t, magnitude) : t.is_int() ? IntImm::make(t, int64_t(magnitude)) : Expr();
+        return t.is_uint()  ? UIntImm::make(t, magnitude)
+               : t.is_int() ? IntImm::make(t, int64_t(magnitude))
+                            : Expr();
     }
     if (x.as<UIntImm>()) return t == x.type() ? x : Expr();
-    if (const FloatImm* f = x.as<FloatImm>()) return foldable_float(t) ? float_const(t, std::fabs(f->value)) : Expr();
+    if (const FloatImm* f = x.as<FloatImm>())
+        return foldable_float(t) ? float_const(t, std::fabs(f->value)) : Expr();
     return Expr();
 }
 
@@ -163,10 +165,10 @@ Expr fold_rounding(Intrinsic op, Type t, const Expr& x) {
     const FloatImm* f = x.as<FloatImm>();
     if (!f || !foldable_float(t) || t != x.type()) return Expr();
     switch (op) {
-    case Intrinsic::Floor: return float_const(t, std::floor(f->value));
-    case Intrinsic::Ceil: return float_const(t, std::ceil(f->value));
-    case Intrinsic::Trunc: return float_const(t, std::trunc(f->value));
-    default: return Expr();
+        case Intrinsic::Floor: return float_const(t, std::floor(f->value));
+        case Intrinsic::Ceil: return float_const(t, std::ceil(f->value));
+        case Intrinsic::Trunc: return float_const(t, std::trunc(f->value));
+        default: return Expr();
     }
 }
 
@@ -175,17 +177,26 @@ Expr fold_bitwise(Intrinsic op, Type t, const std::vector<Expr>& args) {
     std::vector<uint64_t> v;
     for (const Expr& a : args) {
         if (a.type() != t) return Expr();
-        if (const IntImm* i = a.as<IntImm>()) v.push_back(uint64_t(i->value));
-        else if (const UIntImm* u = a.as<UIntImm>()) v.push_back(u->value);
-        else return Expr();
+        if (const IntImm* i = a.as<IntImm>())
+            v.push_back(uint64_t(i->value));
+        else if (const UIntImm* u = a.as<UIntImm>())
+            v.push_back(u->value);
+        else
+            return Expr();
     }
     uint64_t r;
-    if (op == Intrinsic::BitNot && v.size() == 1) r = ~v[0];
-    else if (v.size() != 2) return Expr();
-    else if (op == Intrinsic::BitAnd) r = v[0] & v[1];
-    else if (op == Intrinsic::BitOr) r = v[0] | v[1];
-    else if (op == Intrinsic::BitXor) r = v[0] ^ v[1];
-    else return Expr();
+    if (op == Intrinsic::BitNot && v.size() == 1)
+        r = ~v[0];
+    else if (v.size() != 2)
+        return Expr();
+    else if (op == Intrinsic::BitAnd)
+        r = v[0] & v[1];
+    else if (op == Intrinsic::BitOr)
+        r = v[0] | v[1];
+    else if (op == Intrinsic::BitXor)
+        r = v[0] ^ v[1];
+    else
+        return Expr();
     return make_const(t, int64_t(r));
 }
 
@@ -194,15 +205,16 @@ Expr fold_bitwise(Intrinsic op, Type t, const std::vector<Expr>& args) {
 Expr fold_intrinsic(const Call* op, const std::vector<Expr>& args) {
     if (op->call_type != CallType::Intrinsic || args.empty()) return Expr();
     switch (op->intrinsic) {
-    case Intrinsic::Abs: return args.size() == 1 ? fold_abs(op->type, args[0]) : Expr();
-    case Intrinsic::Floor:
-    case Intrinsic::Ceil:
-    case Intrinsic::Trunc: return args.size() == 1 ? fold_rounding(op->intrinsic, op->type, args[0]) : Expr();
-    case Intrinsic::BitAnd:
-    case Intrinsic::BitOr:
-    case Intrinsic::BitXor:
-    case Intrinsic::BitNot: return fold_bitwise(op->intrinsic, op->type, args);
-    default: return Expr();
+        case Intrinsic::Abs: return args.size() == 1 ? fold_abs(op->type, args[0]) : Expr();
+        case Intrinsic::Floor:
+        case Intrinsic::Ceil:
+        case Intrinsic::Trunc:
+            return args.size() == 1 ? fold_rounding(op->intrinsic, op->type, args[0]) : Expr();
+        case Intrinsic::BitAnd:
+        case Intrinsic::BitOr:
+        case Intrinsic::BitXor:
+        case Intrinsic::BitNot: return fold_bitwise(op->intrinsic, op->type, args);
+        default: return Expr();
     }
 }
 

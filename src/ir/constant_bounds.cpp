@@ -171,52 +171,55 @@ private:
 
     ConstantInterval compute(const Expr& e, Type t) {
         switch (e.get()->kind) {
-        case IRKind::IntImm:
-        case IRKind::UIntImm: return ConstantInterval::point(*as_exact_int(e));
-        case IRKind::Variable: return variable(e.as<Variable>(), t);
-        case IRKind::Cast: return cast(e.as<Cast>(), t);
-        case IRKind::Add: return arithmetic<Add>(e, t);
-        case IRKind::Sub: return arithmetic<Sub>(e, t);
-        case IRKind::Mul: return arithmetic<Mul>(e, t);
-        case IRKind::Div: return arithmetic<Div>(e, t);
-        case IRKind::Mod: return arithmetic<Mod>(e, t);
-        case IRKind::Min: return arithmetic<Min>(e, t);
-        case IRKind::Max: return arithmetic<Max>(e, t);
-        case IRKind::EQ: return compare<EQ>(e);
-        case IRKind::NE: return compare<NE>(e);
-        case IRKind::LT: return compare<LT>(e);
-        case IRKind::LE: return compare<LE>(e);
-        case IRKind::GT: return compare<GT>(e);
-        case IRKind::GE: return compare<GE>(e);
-        case IRKind::And: {
-            ConstantInterval a = range_of(e.as<And>()->a), b = range_of(e.as<And>()->b);
-            return {std::min(a.min, b.min), std::min(a.max, b.max)};
-        }
-        case IRKind::Or: {
-            ConstantInterval a = range_of(e.as<Or>()->a), b = range_of(e.as<Or>()->b);
-            return {std::max(a.min, b.min), std::max(a.max, b.max)};
-        }
-        case IRKind::Not: {
-            ConstantInterval a = range_of(e.as<Not>()->a);
-            return {1 - a.max, 1 - a.min};
-        }
-        case IRKind::Select: return select(e.as<Select>());
-        case IRKind::Broadcast: return range_of(e.as<Broadcast>()->value);
-        case IRKind::Ramp: {
-            const Ramp* r = e.as<Ramp>();
-            return fit_to_type(range_of(r->base) + range_of(r->stride) * ConstantInterval{0, r->lanes - 1}, t);
-        }
-        case IRKind::Let: return let(e.as<Let>());
-        case IRKind::Call: return call(e.as<Call>(), t);
-        default: return ConstantInterval::of_type(t);  // loads, reinterprets: anything of the type
+            case IRKind::IntImm:
+            case IRKind::UIntImm: return ConstantInterval::point(*as_exact_int(e));
+            case IRKind::Variable: return variable(e.as<Variable>(), t);
+            case IRKind::Cast: return cast(e.as<Cast>(), t);
+            case IRKind::Add: return arithmetic<Add>(e, t);
+            case IRKind::Sub: return arithmetic<Sub>(e, t);
+            case IRKind::Mul: return arithmetic<Mul>(e, t);
+            case IRKind::Div: return arithmetic<Div>(e, t);
+            case IRKind::Mod: return arithmetic<Mod>(e, t);
+            case IRKind::Min: return arithmetic<Min>(e, t);
+            case IRKind::Max: return arithmetic<Max>(e, t);
+            case IRKind::EQ: return compare<EQ>(e);
+            case IRKind::NE: return compare<NE>(e);
+            case IRKind::LT: return compare<LT>(e);
+            case IRKind::LE: return compare<LE>(e);
+            case IRKind::GT: return compare<GT>(e);
+            case IRKind::GE: return compare<GE>(e);
+            case IRKind::And: {
+                ConstantInterval a = range_of(e.as<And>()->a), b = range_of(e.as<And>()->b);
+                return {std::min(a.min, b.min), std::min(a.max, b.max)};
+            }
+            case IRKind::Or: {
+                ConstantInterval a = range_of(e.as<Or>()->a), b = range_of(e.as<Or>()->b);
+                return {std::max(a.min, b.min), std::max(a.max, b.max)};
+            }
+            case IRKind::Not: {
+                ConstantInterval a = range_of(e.as<Not>()->a);
+                return {1 - a.max, 1 - a.min};
+            }
+            case IRKind::Select: return select(e.as<Select>());
+            case IRKind::Broadcast: return range_of(e.as<Broadcast>()->value);
+            case IRKind::Ramp: {
+                const Ramp* r = e.as<Ramp>();
+                return fit_to_type(
+                    range_of(r->base) + range_of(r->stride) * ConstantInterval{0, r->lanes - 1}, t);
+            }
+            case IRKind::Let: return let(e.as<Let>());
+            case IRKind::Call: return call(e.as<Call>(), t);
+            default: return ConstantInterval::of_type(t);  // loads, reinterprets: anything of the type
         }
     }
 
     ConstantInterval variable(const Variable* op, Type t) {
         std::optional<ConstantInterval> r;
         auto it = lets.find(op->name);
-        if (it != lets.end() && !it->second.empty()) r = it->second.back();
-        else r = lookup ? lookup(op->name) : std::nullopt;
+        if (it != lets.end() && !it->second.empty())
+            r = it->second.back();
+        else
+            r = lookup ? lookup(op->name) : std::nullopt;
         const ConstantInterval all = ConstantInterval::of_type(t);
         if (!r) return all;
         ConstantInterval clamped{std::max(r->min, all.min), std::min(r->max, all.max)};
@@ -241,7 +244,9 @@ private:
         if (!op->a.type().element_of().is_int_or_uint()) return unknown;
         ConstantInterval a = range_of(op->a), b = range_of(op->b);
         auto decide = [&](bool surely_true, bool surely_false) {
-            return surely_true ? ConstantInterval::point(1) : surely_false ? ConstantInterval::point(0) : unknown;
+            return surely_true    ? ConstantInterval::point(1)
+                   : surely_false ? ConstantInterval::point(0)
+                                  : unknown;
         };
         const bool same_point = a.is_point() && b.is_point() && a.min == b.min;
         const bool disjoint = a.max < b.min || b.max < a.min;
@@ -285,23 +290,23 @@ private:
         const Expr& x = op->args[0];
         if (!x.type().element_of().is_int_or_uint()) return all;
         switch (op->intrinsic) {
-        case Intrinsic::Likely: return range_of(x);
-        case Intrinsic::Abs: {
-            ConstantInterval r = range_of(x);
-            if (r.min >= 0) return fit_to_type(r, t);
-            if (r.max <= 0) return fit_to_type({-r.max, -r.min}, t);
-            return fit_to_type({0, std::max(-r.min, r.max)}, t);
-        }
-        case Intrinsic::BitAnd: {
-            // x & y lies in [0, y] when y is not negative, whatever x is.
-            if (op->args.size() != 2) return all;
-            ConstantInterval a = range_of(x), b = range_of(op->args[1]);
-            if (a.min >= 0 && b.min >= 0) return {0, std::min(a.max, b.max)};
-            if (a.min >= 0) return {0, a.max};
-            if (b.min >= 0) return {0, b.max};
-            return all;
-        }
-        default: return all;
+            case Intrinsic::Likely: return range_of(x);
+            case Intrinsic::Abs: {
+                ConstantInterval r = range_of(x);
+                if (r.min >= 0) return fit_to_type(r, t);
+                if (r.max <= 0) return fit_to_type({-r.max, -r.min}, t);
+                return fit_to_type({0, std::max(-r.min, r.max)}, t);
+            }
+            case Intrinsic::BitAnd: {
+                // x & y lies in [0, y] when y is not negative, whatever x is.
+                if (op->args.size() != 2) return all;
+                ConstantInterval a = range_of(x), b = range_of(op->args[1]);
+                if (a.min >= 0 && b.min >= 0) return {0, std::min(a.max, b.max)};
+                if (a.min >= 0) return {0, a.max};
+                if (b.min >= 0) return {0, b.max};
+                return all;
+            }
+            default: return all;
         }
     }
 };

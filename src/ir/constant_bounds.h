@@ -7,13 +7,14 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 
 #include "ir/stmt.h"
 
 namespace tessera::ir {
 
 // Wide enough for every 64-bit value, signed or not, and for sums of a few of them.
-using Int128 = __int128;
+__extension__ typedef __int128 Int128;
 
 // Whether arithmetic of type t is assumed never to overflow when reasoning about order (bounds,
 // min/max, comparisons, division rewrites). True for Int(32) and Int(64), where index arithmetic
@@ -64,7 +65,7 @@ constexpr Int128 kUnboundedEnd = Int128(1) << 100;
 
 // The range of an integer or bool expression (of the elements, for a vector), given ranges of some
 // variables; any other variable spans its type. Empty for expressions of other types.
-using ConstantScope = std::map<std::string, ConstantInterval>;
+using ConstantScope = std::unordered_map<std::string, ConstantInterval>;
 std::optional<ConstantInterval> constant_bounds(const Expr& e, const ConstantScope& vars = {});
 
 // The same, with variables looked up by a function (which returns nothing for a variable that spans

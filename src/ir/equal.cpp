@@ -86,32 +86,33 @@ private:
     // Same kind and type: compare what the kind holds.
     int expr_fields(const ExprNode* x, const ExprNode* y) {
         switch (x->kind) {
-        case IRKind::IntImm: return order(as<IntImm>(x)->value, as<IntImm>(y)->value);
-        case IRKind::UIntImm: return order(as<UIntImm>(x)->value, as<UIntImm>(y)->value);
-        case IRKind::FloatImm:
-            return order(std::bit_cast<uint64_t>(as<FloatImm>(x)->value), std::bit_cast<uint64_t>(as<FloatImm>(y)->value));
-        case IRKind::StringImm: return order(as<StringImm>(x)->value, as<StringImm>(y)->value);
-        case IRKind::Cast: return exprs(as<Cast>(x)->value, as<Cast>(y)->value);
-        case IRKind::Reinterpret: return exprs(as<Reinterpret>(x)->value, as<Reinterpret>(y)->value);
-        case IRKind::Variable: return variables(as<Variable>(x), as<Variable>(y));
+            case IRKind::IntImm: return order(as<IntImm>(x)->value, as<IntImm>(y)->value);
+            case IRKind::UIntImm: return order(as<UIntImm>(x)->value, as<UIntImm>(y)->value);
+            case IRKind::FloatImm:
+                return order(std::bit_cast<uint64_t>(as<FloatImm>(x)->value),
+                             std::bit_cast<uint64_t>(as<FloatImm>(y)->value));
+            case IRKind::StringImm: return order(as<StringImm>(x)->value, as<StringImm>(y)->value);
+            case IRKind::Cast: return exprs(as<Cast>(x)->value, as<Cast>(y)->value);
+            case IRKind::Reinterpret: return exprs(as<Reinterpret>(x)->value, as<Reinterpret>(y)->value);
+            case IRKind::Variable: return variables(as<Variable>(x), as<Variable>(y));
 #define TESSERA_COMPARE_BINARY(T) \
     case IRKind::T: return binary<T>(x, y);
-            TESSERA_FOR_EACH_BINARY_EXPR(TESSERA_COMPARE_BINARY)
+                TESSERA_FOR_EACH_BINARY_EXPR(TESSERA_COMPARE_BINARY)
 #undef TESSERA_COMPARE_BINARY
-        case IRKind::Not: return exprs(as<Not>(x)->a, as<Not>(y)->a);
-        case IRKind::Select: return selects(as<Select>(x), as<Select>(y));
-        case IRKind::Load: {
-            if (int c = order(as<Load>(x)->name, as<Load>(y)->name)) return c;
-            return exprs(as<Load>(x)->index, as<Load>(y)->index);
-        }
-        case IRKind::Ramp: {
-            const Ramp *a = as<Ramp>(x), *b = as<Ramp>(y);
-            if (int c = exprs(a->base, b->base)) return c;
-            return exprs(a->stride, b->stride);
-        }
-        case IRKind::Broadcast: return exprs(as<Broadcast>(x)->value, as<Broadcast>(y)->value);
-        case IRKind::Call: return calls(as<Call>(x), as<Call>(y));
-        default: return 0;  // Let is handled by the caller's loop
+            case IRKind::Not: return exprs(as<Not>(x)->a, as<Not>(y)->a);
+            case IRKind::Select: return selects(as<Select>(x), as<Select>(y));
+            case IRKind::Load: {
+                if (int c = order(as<Load>(x)->name, as<Load>(y)->name)) return c;
+                return exprs(as<Load>(x)->index, as<Load>(y)->index);
+            }
+            case IRKind::Ramp: {
+                const Ramp *a = as<Ramp>(x), *b = as<Ramp>(y);
+                if (int c = exprs(a->base, b->base)) return c;
+                return exprs(a->stride, b->stride);
+            }
+            case IRKind::Broadcast: return exprs(as<Broadcast>(x)->value, as<Broadcast>(y)->value);
+            case IRKind::Call: return calls(as<Call>(x), as<Call>(y));
+            default: return 0;  // Let is handled by the caller's loop
         }
     }
 
@@ -133,7 +134,7 @@ private:
         if (int c = order(int(a->intrinsic), int(b->intrinsic))) return c;
         if (int c = order(a->value_index, b->value_index)) return c;
         if (int c = lists(a->args, b->args)) return c;
-        if (int c = order_pointers(a->func, b->func)) return c;
+        if (int c = order_pointers(a->function(), b->function())) return c;
         if (int c = order_pointers(a->image, b->image)) return c;
         return order_pointers(a->param, b->param);
     }
@@ -145,49 +146,49 @@ private:
 
     int stmt_fields(const StmtNode* x, const StmtNode* y) {
         switch (x->kind) {
-        case IRKind::AssertStmt: {
-            auto *a = as_stmt<AssertStmt>(x), *b = as_stmt<AssertStmt>(y);
-            if (int c = exprs(a->condition, b->condition)) return c;
-            return exprs(a->message, b->message);
-        }
-        case IRKind::ProducerConsumer: {
-            auto *a = as_stmt<ProducerConsumer>(x), *b = as_stmt<ProducerConsumer>(y);
-            if (int c = order(a->name, b->name)) return c;
-            if (int c = order(a->is_producer, b->is_producer)) return c;
-            return stmts(a->body, b->body);
-        }
-        case IRKind::For: return loops(as_stmt<For>(x), as_stmt<For>(y));
-        case IRKind::Store: {
-            auto *a = as_stmt<Store>(x), *b = as_stmt<Store>(y);
-            if (int c = order(a->name, b->name)) return c;
-            if (int c = exprs(a->value, b->value)) return c;
-            return exprs(a->index, b->index);
-        }
-        case IRKind::Provide: {
-            auto *a = as_stmt<Provide>(x), *b = as_stmt<Provide>(y);
-            if (int c = order(a->name, b->name)) return c;
-            if (int c = lists(a->values, b->values)) return c;
-            return lists(a->args, b->args);
-        }
-        case IRKind::Allocate: return allocates(as_stmt<Allocate>(x), as_stmt<Allocate>(y));
-        case IRKind::Free: return order(as_stmt<Free>(x)->name, as_stmt<Free>(y)->name);
-        case IRKind::Realize: return realizes(as_stmt<Realize>(x), as_stmt<Realize>(y));
-        case IRKind::Block: {
-            auto *a = as_stmt<Block>(x), *b = as_stmt<Block>(y);
-            if (int c = order(a->stmts.size(), b->stmts.size())) return c;
-            for (size_t i = 0; i < a->stmts.size(); i++) {
-                if (int c = stmts(a->stmts[i], b->stmts[i])) return c;
+            case IRKind::AssertStmt: {
+                auto *a = as_stmt<AssertStmt>(x), *b = as_stmt<AssertStmt>(y);
+                if (int c = exprs(a->condition, b->condition)) return c;
+                return exprs(a->message, b->message);
             }
-            return 0;
-        }
-        case IRKind::IfThenElse: {
-            auto *a = as_stmt<IfThenElse>(x), *b = as_stmt<IfThenElse>(y);
-            if (int c = exprs(a->condition, b->condition)) return c;
-            if (int c = stmts(a->then_case, b->then_case)) return c;
-            return stmts(a->else_case, b->else_case);
-        }
-        case IRKind::Evaluate: return exprs(as_stmt<Evaluate>(x)->value, as_stmt<Evaluate>(y)->value);
-        default: return 0;  // LetStmt is handled by the caller's loop
+            case IRKind::ProducerConsumer: {
+                auto *a = as_stmt<ProducerConsumer>(x), *b = as_stmt<ProducerConsumer>(y);
+                if (int c = order(a->name, b->name)) return c;
+                if (int c = order(a->is_producer, b->is_producer)) return c;
+                return stmts(a->body, b->body);
+            }
+            case IRKind::For: return loops(as_stmt<For>(x), as_stmt<For>(y));
+            case IRKind::Store: {
+                auto *a = as_stmt<Store>(x), *b = as_stmt<Store>(y);
+                if (int c = order(a->name, b->name)) return c;
+                if (int c = exprs(a->value, b->value)) return c;
+                return exprs(a->index, b->index);
+            }
+            case IRKind::Provide: {
+                auto *a = as_stmt<Provide>(x), *b = as_stmt<Provide>(y);
+                if (int c = order(a->name, b->name)) return c;
+                if (int c = lists(a->values, b->values)) return c;
+                return lists(a->args, b->args);
+            }
+            case IRKind::Allocate: return allocates(as_stmt<Allocate>(x), as_stmt<Allocate>(y));
+            case IRKind::Free: return order(as_stmt<Free>(x)->name, as_stmt<Free>(y)->name);
+            case IRKind::Realize: return realizes(as_stmt<Realize>(x), as_stmt<Realize>(y));
+            case IRKind::Block: {
+                auto *a = as_stmt<Block>(x), *b = as_stmt<Block>(y);
+                if (int c = order(a->stmts.size(), b->stmts.size())) return c;
+                for (size_t i = 0; i < a->stmts.size(); i++) {
+                    if (int c = stmts(a->stmts[i], b->stmts[i])) return c;
+                }
+                return 0;
+            }
+            case IRKind::IfThenElse: {
+                auto *a = as_stmt<IfThenElse>(x), *b = as_stmt<IfThenElse>(y);
+                if (int c = exprs(a->condition, b->condition)) return c;
+                if (int c = stmts(a->then_case, b->then_case)) return c;
+                return stmts(a->else_case, b->else_case);
+            }
+            case IRKind::Evaluate: return exprs(as_stmt<Evaluate>(x)->value, as_stmt<Evaluate>(y)->value);
+            default: return 0;  // LetStmt is handled by the caller's loop
         }
     }
 

@@ -207,9 +207,12 @@ struct Call : ExprNodeOf<Call, IRKind::Call> {
     std::vector<Expr> args;
     CallType call_type;
     Intrinsic intrinsic = Intrinsic::None;
-    // For CallType::Func: the Function called and which of its Tuple values is read.
+    // For CallType::Func: the Function called and which of its Tuple values is read. A Func's
+    // calls to itself (in its updates) hold it weakly, so that it does not own itself.
     std::shared_ptr<lang::FunctionContents> func;
+    std::weak_ptr<lang::FunctionContents> weak_func;
     int value_index = 0;
+    std::shared_ptr<lang::FunctionContents> function() const { return func ? func : weak_func.lock(); }
     // For CallType::Image: the Buffer (or the ImageParam's parameter) read.
     std::shared_ptr<lang::BufferContents> image;
     std::shared_ptr<lang::ParameterContents> param;

@@ -8,6 +8,7 @@
 #include "ir/ir_util.h"
 #include "ir/linear_form.h"
 #include "ir/printer.h"
+#include "ir/simplifier.h"
 #include "ir/simplify.h"
 #include "ir/visitor.h"
 
@@ -32,7 +33,9 @@ Int128 quarter_range(Type t) { return Int128(1) << (t.bits() - 2); }
 
 // Ends of Int(32)/Int(64) intervals keep their constants below a quarter of the type's range, so
 // that a sum or difference of two of them cannot wrap when folded.
-bool is_small(const Expr& e) { return !assumes_no_overflow(e.type()) || magnitude(e) < quarter_range(e.type()); }
+bool is_small(const Expr& e) {
+    return !assumes_no_overflow(e.type()) || magnitude(e) < quarter_range(e.type());
+}
 
 // A NaN end bounds nothing.
 Expr checked(const Expr& e) {
@@ -46,10 +49,10 @@ public:
     int budget;
 
 private:
-#define TESSERA_COUNT(T)                 \
-    void visit(const T* op) override {   \
-        if (--budget < 0) return;        \
-        Visitor::visit(op);              \
+#define TESSERA_COUNT(T)               \
+    void visit(const T* op) override { \
+        if (--budget < 0) return;      \
+        Visitor::visit(op);            \
     }
     TESSERA_FOR_EACH_EXPR(TESSERA_COUNT)
 #undef TESSERA_COUNT
@@ -68,12 +71,12 @@ bool is_point(const Interval& i) {
 
 Expr add(const Expr& a, const Expr& b) {
     if (!a.defined() || !b.defined() || !is_small(a) || !is_small(b)) return Expr();
-    return checked(simplify_local(Add::make(a, b)));
+    return checked(simplify_root(Add::make(a, b)));
 }
 
 Expr sub(const Expr& a, const Expr& b) {
     if (!a.defined() || !b.defined() || !is_small(a) || !is_small(b)) return Expr();
-    return checked(simplify_local(Sub::make(a, b)));
+    return checked(simplify_root(Sub::make(a, b)));
 }
 
 Expr mul(const Expr& a, const Expr& b) {
@@ -82,47 +85,50 @@ Expr mul(const Expr& a, const Expr& b) {
         auto ka = as_exact_int(a), kb = as_exact_int(b);
         // A constant factor scales every coefficient; two symbolic factors make a product term.
         if (ka || kb) {
-            if ((ka ? absolute(*ka) * magnitude(b) : absolute(*kb) * magnitude(a)) >= quarter_range(a.type())) return Expr();
+            if ((ka ? absolute(*ka) * magnitude(b) : absolute(*kb) * magnitude(a)) >= quarter_range(a.type()))
+                return Expr();
         } else if (!is_small(a) || !is_small(b)) {
             return Expr();
         }
     }
-    return checked(simplify_local(Mul::make(a, b)));
+    return checked(simplify_root(Mul::make(a, b)));
 }
 
 Expr div(const Expr& a, const Expr& b) {
     if (!a.defined() || !b.defined()) return Expr();
-    return checked(simplify_local(Div::make(a, b)));
+    return checked(simplify_root(Div::make(a, b)));
 }
 
 Expr min_of_lower(const Expr& a, const Expr& b) {
     if (!a.defined() || !b.defined()) return Expr();
-    return simplify_local(Min::make(a, b));
+    return simplify_root(Min::make(a, b));
 }
 
 Expr min_of_upper(const Expr& a, const Expr& b) {
     if (!a.defined()) return b;
     if (!b.defined()) return a;
-    return simplify_local(Min::make(a, b));
+    return simplify_root(Min::make(a, b));
 }
 
 Expr max_of_lower(const Expr& a, const Expr& b) {
     if (!a.defined()) return b;
     if (!b.defined()) return a;
-    return simplify_local(Max::make(a, b));
+    return simplify_root(Max::make(a, b));
 }
 
 Expr max_of_upper(const Expr& a, const Expr& b) {
     if (!a.defined() || !b.defined()) return Expr();
-    return simplify_local(Max::make(a, b));
+    return simplify_root(Max::make(a, b));
 }
 
 Interval from_constant(const ConstantInterval& r, Type t) {
     const ConstantInterval all = ConstantInterval::of_type(t);
     const bool extremes_are_infinite = assumes_no_overflow(t);
     // (Exact ranges of partial sums may even lie wholly past the type; they bound nothing real.)
-    Expr lo = extremes_are_infinite && r.min <= all.min ? Expr() : make_const(t, int64_t(std::min(r.min, all.max)));
-    Expr hi = extremes_are_infinite && r.max >= all.max ? Expr() : make_const(t, int64_t(std::max(r.max, all.min)));
+    Expr lo =
+        extremes_are_infinite && r.min <= all.min ? Expr() : make_const(t, int64_t(std::min(r.min, all.max)));
+    Expr hi =
+        extremes_are_infinite && r.max >= all.max ? Expr() : make_const(t, int64_t(std::max(r.max, all.min)));
     return Interval(lo, hi);
 }
 
@@ -242,8 +248,10 @@ private:
             if (c == 1) rest = negated(rest);
             Interval r = bounds_of_expr(rest.to_expr(), scope);
             const int64_t strict = op == IRKind::LT ? 1 : 0;
-            Expr upper = r.max.defined() ? simplify_local(Sub::make(r.max, make_const(a.type(), strict))) : Expr();
-            Expr lower = r.min.defined() ? simplify_local(Add::make(r.min, make_const(a.type(), strict))) : Expr();
+            Expr upper =
+                r.max.defined() ? simplify_root(Sub::make(r.max, make_const(a.type(), strict))) : Expr();
+            Expr lower =
+                r.min.defined() ? simplify_root(Add::make(r.min, make_const(a.type(), strict))) : Expr();
             if (c == 1 || op == IRKind::EQ) narrow(v->name, Expr(), upper);
             if (c == -1 || op == IRKind::EQ) narrow(v->name, lower, Expr());
         }
@@ -251,8 +259,8 @@ private:
 
     // Whether negating every coefficient and the constant stays exact.
     static bool negatable(const LinearForm& f) {
-        const int64_t most_negative = f.type.bits() >= 64 ? std::numeric_limits<int64_t>::min()
-                                                          : -(int64_t(1) << (f.type.bits() - 1));
+        const int64_t most_negative =
+            f.type.bits() >= 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (f.type.bits() - 1));
         if (f.constant == most_negative) return false;
         for (const auto& [term, c] : f.terms) {
             if (c == most_negative) return false;
@@ -274,16 +282,23 @@ private:
             b = y;
             return true;
         };
-        if (const LT* c = cond.as<LT>()) return holds ? set(c->a, IRKind::LT, c->b) : set(c->b, IRKind::LE, c->a);
-        if (const LE* c = cond.as<LE>()) return holds ? set(c->a, IRKind::LE, c->b) : set(c->b, IRKind::LT, c->a);
-        if (const GT* c = cond.as<GT>()) return holds ? set(c->b, IRKind::LT, c->a) : set(c->a, IRKind::LE, c->b);
-        if (const GE* c = cond.as<GE>()) return holds ? set(c->b, IRKind::LE, c->a) : set(c->a, IRKind::LT, c->b);
+        if (const LT* c = cond.as<LT>())
+            return holds ? set(c->a, IRKind::LT, c->b) : set(c->b, IRKind::LE, c->a);
+        if (const LE* c = cond.as<LE>())
+            return holds ? set(c->a, IRKind::LE, c->b) : set(c->b, IRKind::LT, c->a);
+        if (const GT* c = cond.as<GT>())
+            return holds ? set(c->b, IRKind::LT, c->a) : set(c->a, IRKind::LE, c->b);
+        if (const GE* c = cond.as<GE>())
+            return holds ? set(c->b, IRKind::LE, c->a) : set(c->a, IRKind::LT, c->b);
         if (const EQ* c = cond.as<EQ>(); c && holds) return set(c->a, IRKind::EQ, c->b);
         if (const NE* c = cond.as<NE>(); c && !holds) return set(c->a, IRKind::EQ, c->b);
         return false;
     }
 
-    void narrow(const std::string& name, const Expr& lower, const Expr& upper) {
+    void narrow(const std::string& name, Expr lower, Expr upper) {
+        // An end written in terms of the variable itself would be read as about the variable.
+        if (lower.defined() && uses_var(lower, name)) lower = Expr();
+        if (upper.defined() && uses_var(upper, name)) upper = Expr();
         Interval& i = scope[name];
         Interval narrowed = i;
         if (lower.defined()) narrowed.min = pick(i.min, lower, /*lower=*/true);
@@ -297,14 +312,15 @@ private:
         if (!old_end.defined()) return new_end;
         const bool both_constant = as_exact_int(old_end) && as_exact_int(new_end);
         if (how == Narrowing::PreferCondition && !both_constant) return new_end;
-        return lower ? interval_ends::max_of_lower(old_end, new_end) : interval_ends::min_of_upper(old_end, new_end);
+        return lower ? interval_ends::max_of_lower(old_end, new_end)
+                     : interval_ends::min_of_upper(old_end, new_end);
     }
 };
 
 }  // namespace
 
-std::vector<ScopeChange> narrow_scope(const Expr& condition, bool holds, std::map<std::string, Interval>& scope,
-                                      Narrowing how) {
+std::vector<ScopeChange> narrow_scope(const Expr& condition, bool holds,
+                                      std::map<std::string, Interval>& scope, Narrowing how) {
     if (!condition.defined() || !condition.type().is_scalar()) return {};
     Narrower n(scope, how);
     n.learn(condition, holds);
@@ -317,11 +333,15 @@ void restore_scope(const std::vector<ScopeChange>& changes, std::map<std::string
 
 std::ostream& operator<<(std::ostream& out, const Interval& i) {
     out << "[";
-    if (i.min.defined()) out << i.min;
-    else out << "-inf";
+    if (i.min.defined())
+        out << i.min;
+    else
+        out << "-inf";
     out << ", ";
-    if (i.max.defined()) out << i.max;
-    else out << "+inf";
+    if (i.max.defined())
+        out << i.max;
+    else
+        out << "+inf";
     return out << "]";
 }
 

@@ -63,7 +63,8 @@ struct BoundsOptions {
     // dropped), so that nested products and quotients of intervals cannot blow up.
     int max_size = 1000;
 };
-Interval bounds_of_expr(const Expr& e, const std::map<std::string, Interval>& scope, const BoundsOptions& options);
+Interval bounds_of_expr(const Expr& e, const std::map<std::string, Interval>& scope,
+                        const BoundsOptions& options);
 
 // The constant range of each integer variable of a scope whose interval, bounded in turn, gives one.
 ConstantScope constant_scope(const std::map<std::string, Interval>& scope);
@@ -72,8 +73,8 @@ ConstantScope constant_scope(const std::map<std::string, Interval>& scope);
 // call's name) or provided (Provide nodes, keyed by name), the per-dimension union of the intervals
 // of its coordinates over every site. Walking a Stmt, a For loop's variable ranges over [min, min +
 // extent - 1] (with min and extent themselves bounded in the enclosing scope), Let and LetStmt bind
-// the intervals of their values, and an IfThenElse narrows the intervals of variables its condition
-// compares. The boxes are in terms of the variables free in s (and those in scope's intervals).
+// the intervals of their values, and IfThenElse and Select narrow, in each branch, the intervals of
+// the variables their condition compares. The boxes are in terms of the variables free in s (and those in scope's intervals).
 std::map<std::string, Box> boxes_touched(const Expr& e, const std::map<std::string, Interval>& scope = {});
 std::map<std::string, Box> boxes_touched(const Stmt& s, const std::map<std::string, Interval>& scope = {});
 
@@ -89,7 +90,8 @@ struct ScopeChange {
     Interval previous;
 };
 // Narrows scope in place and returns the changes, for restore_scope().
-std::vector<ScopeChange> narrow_scope(const Expr& condition, bool holds, std::map<std::string, Interval>& scope,
+std::vector<ScopeChange> narrow_scope(const Expr& condition, bool holds,
+                                      std::map<std::string, Interval>& scope,
                                       Narrowing how = Narrowing::Intersect);
 void restore_scope(const std::vector<ScopeChange>& changes, std::map<std::string, Interval>& scope);
 

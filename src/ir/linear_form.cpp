@@ -41,7 +41,9 @@ std::optional<int64_t> constant_value(const Expr& e) {
 bool is_sum_node(const Expr& e) { return e.as<Add>() || e.as<Sub>() || e.as<Mul>(); }
 
 // Products of two non-constant factors are terms; ordering the factors makes x*y and y*x one term.
-Expr ordered_product(const Expr& a, const Expr& b) { return compare(a, b) <= 0 ? Mul::make(a, b) : Mul::make(b, a); }
+Expr ordered_product(const Expr& a, const Expr& b) {
+    return compare(a, b) <= 0 ? Mul::make(a, b) : Mul::make(b, a);
+}
 
 class Gatherer {
 public:
@@ -108,8 +110,10 @@ private:
             return;
         }
         const Expr* s = rewritten(e);
-        if (constant_value(*s) || is_sum_node(*s)) push(s, c, true);
-        else form.add_term(*s, c);
+        if (constant_value(*s) || is_sum_node(*s))
+            push(s, c, true);
+        else
+            form.add_term(*s, c);
     }
 
     void product(const Expr& e, const Mul* op, int64_t c, bool simplified) {
@@ -152,7 +156,9 @@ void LinearForm::add(const LinearForm& other, int64_t scale) {
 }
 
 Expr LinearForm::to_expr() const {
-    auto scaled = [this](const Expr& term, int64_t c) { return c == 1 ? term : Mul::make(term, make_const(type, c)); };
+    auto scaled = [this](const Expr& term, int64_t c) {
+        return c == 1 ? term : Mul::make(term, make_const(type, c));
+    };
     const int64_t unnegatable = most_negative(type);
     Expr sum;
     int64_t k = constant;

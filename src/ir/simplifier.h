@@ -5,8 +5,10 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "ir/constant_bounds.h"
@@ -21,6 +23,9 @@ public:
     // With use_intervals false the simplifier proves nothing from ranges of values: that is
     // simplify_local, which interval arithmetic calls on every bound it builds.
     explicit Simplifier(bool use_intervals) : use_intervals(use_intervals) {}
+    // Only the root is rewritten: its operands are taken as simplified already (interval
+    // arithmetic, combining bounds it has simplified).
+    void simplify_root_only() { shallow = true; }
 
     // Facts that hold throughout: intervals of free variables.
     void assume(const std::map<std::string, Interval>& known);
@@ -67,19 +72,22 @@ protected:
 
 private:
     const bool use_intervals;
+    bool shallow = false, root_done = false;
     // Intervals of the variables in scope (known facts, loop variables, let-bound names), their
     // constant ranges, and the lets substituted by their values.
     std::map<std::string, Interval> scope;
     ConstantScope constants;
-    std::map<std::string, Expr> replacements;
-    // The entries of scope whose names no other interval of scope is written in, and how often each
-    // name appears in the intervals: proofs try both, because interval arithmetic loses the relation
-    // between x in [y, y + 3] and y itself when both range over intervals.
-    std::map<std::string, Interval> inner_scope;
-    std::map<std::string, int> referenced;
-    int symbolic_intervals = 0;  // intervals in scope with an end that is not a constant
-    std::map<std::string, int> binder_count;
-    std::map<std::string, int> bound_now;  // binders of each name around the current node
+    std::unordered_map<std::string, Expr> replacements;
+    // How often each name appears in the ends of the intervals in scope, and how many intervals have
+    // an end that is not a constant.
+    std::unordered_map<std::string, int> referenced;
+    std::unordered_set<std::string> symbolic_names;
+    // When each name in scope was bound: intervals are written in terms of names bound before them,
+    // so proofs eliminate variables from the latest bound to the earliest.
+    std::unordered_map<std::string, int> binding_order;
+    int bindings = 0;
+    std::unordered_map<std::string, int> binder_count;
+    std::unordered_map<std::string, int> bound_now;  // binders of each name around the current node
     // Results for nodes shared with other trees, valid until the scope changes.
     std::unordered_map<const ExprNode*, std::pair<Expr, Expr>> memo;
 
@@ -88,15 +96,19 @@ private:
         std::string name;
         std::optional<Interval> interval;
         std::optional<ConstantInterval> constant;
+        std::optional<int> order;
         std::optional<Expr> replacement;
         std::vector<std::pair<std::string, Interval>> hidden;
+        std::vector<int> hidden_order;
     };
     // Enters the scope of a binder of `name`: either substituted by `replacement`, or ranging over
     // `interval` (or over anything, if it has none).
-    Saved enter(const std::string& name, const std::optional<Interval>& interval, const Expr& replacement = Expr());
+    Saved enter(const std::string& name, const std::optional<Interval>& interval,
+                const Expr& replacement = Expr());
     void leave(Saved& saved);
     // Sets (or, with no interval, removes) the interval of a name, keeping the bookkeeping above.
-    void set_interval(const std::string& name, const std::optional<Interval>& interval, bool with_constant = true);
+    void set_interval(const std::string& name, const std::optional<Interval>& interval,
+                      bool with_constant = true);
     void count_references(const Interval& i, int delta);
     std::optional<ConstantInterval> constant_range(const Interval& i) const;
     std::optional<Interval> binding_interval(const Expr& value);
@@ -107,10 +119,13 @@ private:
     // The constant range e is proved to lie in, using the intervals in scope; empty if e is not an
     // integer.
     std::optional<ConstantInterval> proven_range(const Expr& e);
-    void refine_range(ConstantInterval& r, const Expr& e, const std::map<std::string, Interval>& s);
+    void refine_range(ConstantInterval& r, const Expr& e);
+    Expr eliminate_scope_variables(Expr e, bool lower);
     ConstantInterval form_range(const LinearForm& f);
     // Whether a <= b is proved (integers only).
     bool prove_le(const Expr& a, const Expr& b);
+    std::optional<ConstantInterval> difference_range(const Expr& a, const Expr& b);
+    bool mentions_symbolic_interval(const Expr& e);
 
     // ---- Rules (simplify_expr.cpp) ----
     Expr linear(const Expr& original);
@@ -124,8 +139,12 @@ private:
     Expr nested_min_max(bool is_min, const Expr& a, const Expr& b);
     Expr comparison(const Expr& original, IRKind kind, const Expr& a, const Expr& b);
     Expr ordered_comparison(IRKind kind, const Expr& a, const Expr& b);
+    Expr cancel_common_terms(IRKind kind, const Expr& a, const Expr& b);
     Expr negation(const Expr& a, const Expr& original);
     Expr select(const Expr& original, const Expr& c, const Expr& t, const Expr& f);
 };
+
+// simplify_local of an expression whose operands are simplified already: only its root is rewritten.
+Expr simplify_root(const Expr& e);
 
 }  // namespace tessera::ir

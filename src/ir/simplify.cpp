@@ -31,4 +31,11 @@ Expr simplify_local(const Expr& e) {
     return Simplifier(/*use_intervals=*/false).mutate(e);
 }
 
+Expr simplify_root(const Expr& e) {
+    if (!e.defined()) return e;
+    Simplifier s(/*use_intervals=*/false);
+    s.simplify_root_only();
+    return s.mutate(e);
+}
+
 }  // namespace tessera::ir

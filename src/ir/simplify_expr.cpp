@@ -20,7 +20,7 @@ Expr make_binary(IRKind kind, const Expr& a, const Expr& b) {
     case IRKind::T: return T::make(a, b);
         TESSERA_FOR_EACH_BINARY_EXPR(TESSERA_MAKE)
 #undef TESSERA_MAKE
-    default: TESSERA_INTERNAL_ERROR << "make_binary of a non-binary node";
+        default: TESSERA_INTERNAL_ERROR << "make_binary of a non-binary node";
     }
     return Expr();
 }
@@ -28,14 +28,14 @@ Expr make_binary(IRKind kind, const Expr& a, const Expr& b) {
 // The original node where its operands did not change, so that unchanged trees stay shared.
 Expr rebuild(const Expr& original, const Expr& a, const Expr& b) {
     switch (original.get()->kind) {
-#define TESSERA_REBUILD(T)                                                                 \
-    case IRKind::T: {                                                                      \
-        const T* op = original.as<T>();                                                    \
-        return a.same_as(op->a) && b.same_as(op->b) ? original : T::make(a, b);            \
+#define TESSERA_REBUILD(T)                                                      \
+    case IRKind::T: {                                                           \
+        const T* op = original.as<T>();                                         \
+        return a.same_as(op->a) && b.same_as(op->b) ? original : T::make(a, b); \
     }
         TESSERA_FOR_EACH_BINARY_EXPR(TESSERA_REBUILD)
 #undef TESSERA_REBUILD
-    default: return original;
+        default: return original;
     }
 }
 
@@ -53,43 +53,44 @@ std::optional<bool> decide(IRKind op, const ConstantInterval& a, const ConstantI
         return std::nullopt;
     };
     switch (op) {
-    case IRKind::LT: return answer(a.max < b.min, a.min >= b.max);
-    case IRKind::LE: return answer(a.max <= b.min, a.min > b.max);
-    case IRKind::GT: return answer(a.min > b.max, a.max <= b.min);
-    case IRKind::GE: return answer(a.min >= b.max, a.max < b.min);
-    case IRKind::EQ: return answer(same_point, disjoint);
-    case IRKind::NE: return answer(disjoint, same_point);
-    default: return std::nullopt;
+        case IRKind::LT: return answer(a.max < b.min, a.min >= b.max);
+        case IRKind::LE: return answer(a.max <= b.min, a.min > b.max);
+        case IRKind::GT: return answer(a.min > b.max, a.max <= b.min);
+        case IRKind::GE: return answer(a.min >= b.max, a.max < b.min);
+        case IRKind::EQ: return answer(same_point, disjoint);
+        case IRKind::NE: return answer(disjoint, same_point);
+        default: return std::nullopt;
     }
 }
 
 // The comparison of kind op on its negation's terms: !(a < b) is b <= a, and so on.
 std::optional<IRKind> negated_comparison(IRKind op) {
     switch (op) {
-    case IRKind::LT: return IRKind::GE;
-    case IRKind::LE: return IRKind::GT;
-    case IRKind::GT: return IRKind::LE;
-    case IRKind::GE: return IRKind::LT;
-    case IRKind::EQ: return IRKind::NE;
-    case IRKind::NE: return IRKind::EQ;
-    default: return std::nullopt;
+        case IRKind::LT: return IRKind::GE;
+        case IRKind::LE: return IRKind::GT;
+        case IRKind::GT: return IRKind::LE;
+        case IRKind::GE: return IRKind::LT;
+        case IRKind::EQ: return IRKind::NE;
+        case IRKind::NE: return IRKind::EQ;
+        default: return std::nullopt;
     }
+}
+
+template <typename T>
+bool operands_of(const Expr& e, IRKind& kind, Expr& a, Expr& b) {
+    const T* op = e.as<T>();
+    if (!op) return false;
+    kind = IRKind(T::static_kind);
+    a = op->a;
+    b = op->b;
+    return true;
 }
 
 // The operands of a comparison node, with its kind.
 bool comparison_operands(const Expr& e, IRKind& kind, Expr& a, Expr& b) {
-    switch (e.get()->kind) {
-#define TESSERA_OPERANDS(T)       \
-    case IRKind::T:               \
-        kind = IRKind::T;         \
-        a = e.as<T>()->a;         \
-        b = e.as<T>()->b;         \
-        return true;
-        TESSERA_OPERANDS(EQ) TESSERA_OPERANDS(NE) TESSERA_OPERANDS(LT) TESSERA_OPERANDS(LE) TESSERA_OPERANDS(GT)
-        TESSERA_OPERANDS(GE)
-#undef TESSERA_OPERANDS
-    default: return false;
-    }
+    return operands_of<EQ>(e, kind, a, b) || operands_of<NE>(e, kind, a, b) ||
+           operands_of<LT>(e, kind, a, b) || operands_of<LE>(e, kind, a, b) ||
+           operands_of<GT>(e, kind, a, b) || operands_of<GE>(e, kind, a, b);
 }
 
 bool is_positive_zero(const Expr& e) {
@@ -102,6 +103,10 @@ bool is_positive_zero(const Expr& e) {
 // ---- Memoization of shared subtrees ----
 
 Expr Simplifier::mutate(const Expr& e) {
+    if (shallow) {
+        if (root_done) return e;
+        root_done = true;
+    }
     if (!e.defined() || e.node().use_count() <= 1) return Mutator::mutate(e);
     auto it = memo.find(e.get());
     if (it != memo.end()) return it->second.second;
@@ -170,25 +175,18 @@ std::optional<ConstantInterval> Simplifier::proven_range(const Expr& e) {
     if (!assumes_no_overflow(t) || !e.type().is_scalar()) return constant_bounds(e, constants);
     LinearForm f = linear_form_of(e);
     ConstantInterval r = f.exact ? form_range(f) : *constant_bounds(e, constants);
-    // Symbolic intervals (a loop over [0, n - 1]) prove what constants cannot (x <= n - 1). With
-    // the variables that other intervals are written in left symbolic, relations survive too.
-    if (symbolic_intervals == 0) return r;
-    refine_range(r, e, scope);
-    if (inner_scope.size() != scope.size()) refine_range(r, e, inner_scope);
+    // Symbolic intervals (a loop over [0, n - 1]) prove what constants cannot (x <= n - 1).
+    if (mentions_symbolic_interval(e)) refine_range(r, e);
     return r;
 }
 
-void Simplifier::refine_range(ConstantInterval& r, const Expr& e, const std::map<std::string, Interval>& s) {
-    BoundsOptions options;
-    options.constant_scope = &constants;
-    options.max_size = 64;
-    Interval i = bounds_of_expr(e, s, options);
-    if (i.min.defined()) {
-        LinearForm f = linear_form_of(i.min);
+void Simplifier::refine_range(ConstantInterval& r, const Expr& e) {
+    if (Expr lo = eliminate_scope_variables(e, true); lo.defined()) {
+        LinearForm f = linear_form_of(lo);
         if (f.exact) r.min = std::max(r.min, form_range(f).min);
     }
-    if (i.max.defined()) {
-        LinearForm f = linear_form_of(i.max);
+    if (Expr hi = eliminate_scope_variables(e, false); hi.defined()) {
+        LinearForm f = linear_form_of(hi);
         if (f.exact) r.max = std::min(r.max, form_range(f).max);
     }
 }
@@ -204,18 +202,26 @@ ConstantInterval Simplifier::form_range(const LinearForm& f) {
     return sum;
 }
 
-bool Simplifier::prove_le(const Expr& a, const Expr& b) {
+// The exact value of b - a lies in the result. For Int(32)/Int(64) the difference is taken as a
+// linear form, which cancels what the sides share; otherwise (wrapping types, or a difference that
+// does not fit the type, like x - INT_MIN) the sides' ranges are subtracted.
+std::optional<ConstantInterval> Simplifier::difference_range(const Expr& a, const Expr& b) {
     const Type t = a.type();
-    if (!t.is_int_or_uint() || t.is_bool() || !t.is_scalar()) return false;
+    if (!t.is_int_or_uint() || t.is_bool() || !t.is_scalar()) return std::nullopt;
     if (assumes_no_overflow(t)) {
-        std::optional<LinearForm> d = exact_difference(b, a);
-        if (!d) return false;
-        if (d->is_constant()) return d->constant >= 0;
-        auto r = proven_range(d->to_expr());
-        return r && r->min >= 0;
+        if (std::optional<LinearForm> d = exact_difference(b, a)) {
+            if (d->is_constant()) return ConstantInterval::point(d->constant);
+            return proven_range(d->to_expr());
+        }
     }
     auto ra = proven_range(a), rb = proven_range(b);
-    return ra && rb && ra->max <= rb->min;
+    if (!ra || !rb) return std::nullopt;
+    return *rb - *ra;
+}
+
+bool Simplifier::prove_le(const Expr& a, const Expr& b) {
+    auto d = difference_range(a, b);
+    return d && d->min >= 0;
 }
 
 // ---- Arithmetic ----
@@ -282,31 +288,43 @@ Expr Simplifier::vector_arithmetic(IRKind kind, const Expr& a, const Expr& b) {
     const Ramp *ra = a.as<Ramp>(), *rb = b.as<Ramp>();
     auto s = [this](const Expr& x) { return mutate(x); };
     switch (kind) {
-    case IRKind::Add:
-        if (ra && rb) return make_ramp(s(Add::make(ra->base, rb->base)), s(Add::make(ra->stride, rb->stride)), lanes);
-        if (ra && bb) return make_ramp(s(Add::make(ra->base, bb->value)), ra->stride, lanes);
-        if (ba && rb) return make_ramp(s(Add::make(ba->value, rb->base)), rb->stride, lanes);
-        return Expr();
-    case IRKind::Sub:
-        if (ra && rb) return make_ramp(s(Sub::make(ra->base, rb->base)), s(Sub::make(ra->stride, rb->stride)), lanes);
-        if (ra && bb) return make_ramp(s(Sub::make(ra->base, bb->value)), ra->stride, lanes);
-        if (ba && rb) {
-            return make_ramp(s(Sub::make(ba->value, rb->base)), s(Sub::make(make_zero(rb->stride.type()), rb->stride)),
-                             lanes);
-        }
-        return Expr();
-    case IRKind::Mul:
-        if (ra && bb) return make_ramp(s(Mul::make(ra->base, bb->value)), s(Mul::make(ra->stride, bb->value)), lanes);
-        if (ba && rb) return make_ramp(s(Mul::make(ba->value, rb->base)), s(Mul::make(ba->value, rb->stride)), lanes);
-        return Expr();
-    default: return Expr();
+        case IRKind::Add:
+            if (ra && rb)
+                return make_ramp(s(Add::make(ra->base, rb->base)), s(Add::make(ra->stride, rb->stride)),
+                                 lanes);
+            if (ra && bb) return make_ramp(s(Add::make(ra->base, bb->value)), ra->stride, lanes);
+            if (ba && rb) return make_ramp(s(Add::make(ba->value, rb->base)), rb->stride, lanes);
+            return Expr();
+        case IRKind::Sub:
+            if (ra && rb)
+                return make_ramp(s(Sub::make(ra->base, rb->base)), s(Sub::make(ra->stride, rb->stride)),
+                                 lanes);
+            if (ra && bb) return make_ramp(s(Sub::make(ra->base, bb->value)), ra->stride, lanes);
+            if (ba && rb) {
+                return make_ramp(s(Sub::make(ba->value, rb->base)),
+                                 s(Sub::make(make_zero(rb->stride.type()), rb->stride)), lanes);
+            }
+            return Expr();
+        case IRKind::Mul:
+            if (ra && bb)
+                return make_ramp(s(Mul::make(ra->base, bb->value)), s(Mul::make(ra->stride, bb->value)),
+                                 lanes);
+            if (ba && rb)
+                return make_ramp(s(Mul::make(ba->value, rb->base)), s(Mul::make(ba->value, rb->stride)),
+                                 lanes);
+            return Expr();
+        default: return Expr();
     }
 }
 
 // ---- Division and modulo ----
 
-Expr Simplifier::visit(const Div* op) { return div_mod(handle_of(op), IRKind::Div, mutate(op->a), mutate(op->b)); }
-Expr Simplifier::visit(const Mod* op) { return div_mod(handle_of(op), IRKind::Mod, mutate(op->a), mutate(op->b)); }
+Expr Simplifier::visit(const Div* op) {
+    return div_mod(handle_of(op), IRKind::Div, mutate(op->a), mutate(op->b));
+}
+Expr Simplifier::visit(const Mod* op) {
+    return div_mod(handle_of(op), IRKind::Mod, mutate(op->a), mutate(op->b));
+}
 
 Expr Simplifier::div_mod(const Expr& original, IRKind kind, const Expr& a, const Expr& b) {
     if (Expr f = fold_binary(kind, a, b); f.defined()) return f;
@@ -332,9 +350,13 @@ Expr Simplifier::div_mod_by_constant(IRKind kind, const Expr& a, Int128 k) {
     // A dividend within one quotient's worth of values: a constant quotient.
     if (auto r = proven_range(a)) {
         const Int128 q = euclidean_div(r->min, k);
-        if (q == euclidean_div(r->max, k) && ConstantInterval::of_type(t).contains(q)) {
+        const ConstantInterval all = ConstantInterval::of_type(t);
+        if (q == euclidean_div(r->max, k) && all.contains(q)) {
             if (is_div) return make_const(t, int64_t(q));
-            return q == 0 ? a : mutate(Sub::make(a, make_const(t, int64_t(q * k))));
+            if (q == 0) return a;
+            // a - q*k, with q*k a constant of the type (wrapping types may wrap it: the ring is exact).
+            if (!assumes_no_overflow(t) || all.contains(q * k))
+                return mutate(Sub::make(a, make_const(t, int64_t(q * k))));
         }
     }
     // (x / c1) / c2 is x / (c1 * c2), and (x % c1) % c2 is x % c2 when c2 divides c1 (positive c's).
@@ -350,7 +372,9 @@ Expr Simplifier::div_mod_by_constant(IRKind kind, const Expr& a, Int128 k) {
     if (k > 0 && !is_div) {
         if (const Mod* inner = a.as<Mod>()) {
             auto k1 = as_exact_int(inner->b);
-            if (k1 && *k1 > 0 && *k1 % k == 0) return div_mod(Mod::make(inner->a, make_const(t, int64_t(k))), kind, inner->a, make_const(t, int64_t(k)));
+            if (k1 && *k1 > 0 && *k1 % k == 0)
+                return div_mod(Mod::make(inner->a, make_const(t, int64_t(k))), kind, inner->a,
+                               make_const(t, int64_t(k)));
         }
     }
     return split_multiples(kind, a, k);
@@ -364,12 +388,17 @@ Expr Simplifier::split_multiples(IRKind kind, const Expr& a, Int128 k) {
     LinearForm f = linear_form_of(a), multiple(t), rest(t);
     if (!f.exact) return Expr();
     for (const auto& [term, c] : f.terms) {
-        if (Int128(c) % k == 0) multiple.add_term(term, int64_t(Int128(c) / k));
-        else rest.add_term(term, c);
+        if (Int128(c) % k == 0)
+            multiple.add_term(term, int64_t(Int128(c) / k));
+        else
+            rest.add_term(term, c);
     }
     if (multiple.terms.empty()) return Expr();
     multiple.add_constant(int64_t(euclidean_div(f.constant, k)));
     rest.add_constant(int64_t(euclidean_mod(f.constant, k)));
+    // r, a part of a sum that does not overflow, might itself: only when it is proved to fit.
+    const ConstantInterval all = ConstantInterval::of_type(t), r = form_range(rest);
+    if (!rest.is_constant() && (r.min < all.min || r.max > all.max)) return Expr();
     const Expr divisor = make_const(t, int64_t(k)), remainder = rest.to_expr();
     if (kind == IRKind::Mod) return div_mod(Mod::make(remainder, divisor), kind, remainder, divisor);
     multiple.add(linear_form_of(div_mod(Div::make(remainder, divisor), kind, remainder, divisor)), 1);
@@ -392,8 +421,10 @@ Expr Simplifier::min_max(const Expr& original, bool is_min, const Expr& a0, cons
     const bool swap = is_const(a0) && !is_const(b0);
     const Expr& a = swap ? b0 : a0;
     const Expr& b = swap ? a0 : b0;
-    if (prove_le(a, b)) return is_min ? a : b;
-    if (prove_le(b, a)) return is_min ? b : a;
+    if (auto d = difference_range(a, b)) {
+        if (d->min >= 0) return is_min ? a : b;  // a <= b
+        if (d->max <= 0) return is_min ? b : a;  // b <= a
+    }
     if (Expr n = nested_min_max(is_min, a, b); n.defined()) return n;
     return rebuild(original, a, b);
 }
@@ -430,9 +461,9 @@ Expr Simplifier::nested_min_max(bool is_min, const Expr& a, const Expr& b) {
 
 // ---- Comparisons and logic ----
 
-#define TESSERA_COMPARISON(T)                                                                    \
-    Expr Simplifier::visit(const T* op) {                                                        \
-        return comparison(handle_of(op), IRKind::T, mutate(op->a), mutate(op->b));               \
+#define TESSERA_COMPARISON(T)                                                      \
+    Expr Simplifier::visit(const T* op) {                                          \
+        return comparison(handle_of(op), IRKind::T, mutate(op->a), mutate(op->b)); \
     }
 TESSERA_COMPARISON(EQ)
 TESSERA_COMPARISON(NE)
@@ -455,34 +486,52 @@ Expr Simplifier::comparison(const Expr& original, IRKind kind, const Expr& a, co
 
 // Integer comparisons decided by ranges, or with the terms both sides share cancelled.
 Expr Simplifier::ordered_comparison(IRKind kind, const Expr& a, const Expr& b) {
-    if (!assumes_no_overflow(a.type())) {
-        auto ra = proven_range(a), rb = proven_range(b);
-        if (!ra || !rb) return Expr();
-        auto d = decide(kind, *ra, *rb);
-        return d ? make_bool(*d) : Expr();
+    // a op b is 0 op (b - a), in exact arithmetic.
+    if (auto d = difference_range(a, b)) {
+        if (auto decided = decide(kind, ConstantInterval::point(0), *d)) return make_bool(*decided);
     }
-    // a op b is 0 op (b - a) without overflow.
-    std::optional<LinearForm> d = exact_difference(b, a);
-    if (!d) return Expr();
-    if (d->is_constant()) return make_bool(*decide(kind, ConstantInterval::point(0), ConstantInterval::point(d->constant)));
-    if (auto r = proven_range(d->to_expr())) {
-        if (auto decided = decide(kind, ConstantInterval::point(0), *r)) return make_bool(*decided);
+    if (!assumes_no_overflow(a.type())) return Expr();
+    return cancel_common_terms(kind, a, b);
+}
+
+// a op b as (a - c) op (b - c), where c is what a and b share with the same sign: x + 1 < x + y is
+// 1 < y. Coefficients only shrink and no term moves to the other side (y - x <= x is not made
+// y <= x*2). What remains of a sum could overflow where the sum did not (min(z, INT_MIN + 1) + (z +
+// y) is not safely y + min(z, INT_MIN + 1)): both new sides must be proved to fit the type.
+Expr Simplifier::cancel_common_terms(IRKind kind, const Expr& a, const Expr& b) {
+    LinearForm fa = linear_form_of(a), fb = linear_form_of(b);
+    if (!fa.exact || !fb.exact) return Expr();
+    auto common_part = [](int64_t x, int64_t y) -> int64_t {
+        if ((x > 0) != (y > 0) || x == 0 || y == 0) return 0;
+        return x > 0 ? std::min(x, y) : std::max(x, y);
+    };
+    LinearForm n(a.type()), p(a.type());
+    bool cancelled = false;
+    for (const auto& [term, c] : fa.terms) {
+        auto other = fb.terms.find(term);
+        const int64_t common = other == fb.terms.end() ? 0 : common_part(c, other->second);
+        cancelled = cancelled || common != 0;
+        n.add_term(term, c - common);
     }
-    const size_t terms_before = linear_form_of(a).terms.size() + linear_form_of(b).terms.size();
-    if (d->terms.size() == terms_before) return Expr();
-    // Cancelled terms: b - a is P - N, and a op b is N op P. The new sums must not overflow where
-    // the old ones did not: only with moderate constants.
-    const int64_t moderate = int64_t(1) << (a.type().bits() - 2);
-    LinearForm p(a.type()), n(a.type());
-    for (const auto& [term, c] : d->terms) {
-        if (c <= -moderate || c >= moderate) return Expr();
-        if (c > 0) p.add_term(term, c);
-        else n.add_term(term, -c);
+    for (const auto& [term, c] : fb.terms) {
+        auto other = fa.terms.find(term);
+        p.add_term(term, c - (other == fa.terms.end() ? 0 : common_part(other->second, c)));
     }
-    if (d->constant <= -moderate || d->constant >= moderate) return Expr();
-    if (d->constant > 0) p.add_constant(d->constant);
-    else n.add_constant(-d->constant);
-    return make_binary(kind, n.to_expr(), p.to_expr());
+    if (!cancelled) return Expr();
+    // The constants net out on one side or the other, whichever keeps both sides within the type.
+    const ConstantInterval all = ConstantInterval::of_type(a.type());
+    const Int128 net = Int128(fb.constant) - Int128(fa.constant);
+    if (!all.contains(net) || !all.contains(-net)) return Expr();
+    auto fits = [&](const LinearForm& f) {
+        const ConstantInterval r = form_range(f);
+        return r.min >= all.min && r.max <= all.max;
+    };
+    for (const bool constant_right : {true, false}) {
+        LinearForm left = n, right = p;
+        (constant_right ? right : left).add_constant(int64_t(constant_right ? net : -net));
+        if (fits(left) && fits(right)) return make_binary(kind, left.to_expr(), right.to_expr());
+    }
+    return Expr();
 }
 
 Expr Simplifier::visit(const And* op) {
@@ -554,12 +603,15 @@ Expr Simplifier::select(const Expr& original, const Expr& c, const Expr& t0, con
     if (type.is_int_or_uint() && type.is_scalar() && comparison_operands(c, kind, x, y)) {
         const bool less = kind == IRKind::LT || kind == IRKind::LE;
         const bool greater = kind == IRKind::GT || kind == IRKind::GE;
-        if ((less || greater) && equal(t, x) && equal(f, y)) return min_max(make_binary(less ? IRKind::Min : IRKind::Max, x, y), less, x, y);
-        if ((less || greater) && equal(t, y) && equal(f, x)) return min_max(make_binary(less ? IRKind::Max : IRKind::Min, x, y), !less, x, y);
+        if ((less || greater) && equal(t, x) && equal(f, y))
+            return min_max(make_binary(less ? IRKind::Min : IRKind::Max, x, y), less, x, y);
+        if ((less || greater) && equal(t, y) && equal(f, x))
+            return min_max(make_binary(less ? IRKind::Max : IRKind::Min, x, y), !less, x, y);
     }
     if (original.defined()) {
         const Select* op = original.as<Select>();
-        if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return original;
+        if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+            return original;
     }
     return Select::make(c, t, f);
 }

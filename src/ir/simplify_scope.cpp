@@ -1,6 +1,7 @@
 // The simplifier's scopes: lets (substituted, kept or dropped), loops, ifs and asserts, and the
 // intervals of the variables they bind, which the expression rules use to prove things.
 
+#include <algorithm>
 #include <set>
 #include <unordered_set>
 
@@ -26,8 +27,10 @@ private:
     template <typename T>
     void once(const T* op) {
         if (!seen.insert(op).second) return;
-        if constexpr (std::is_same_v<T, Variable>) names.insert(op->name);
-        else Visitor::visit(op);
+        if constexpr (std::is_same_v<T, Variable>)
+            names.insert(op->name);
+        else
+            Visitor::visit(op);
     }
 #define TESSERA_ONCE(T) \
     void visit(const T* op) override { once(op); }
@@ -38,11 +41,11 @@ private:
 // How often each name is bound by a Let, LetStmt or For.
 class BinderCounter : public Visitor {
 public:
-    explicit BinderCounter(std::map<std::string, int>& c) : counts(c) {}
+    explicit BinderCounter(std::unordered_map<std::string, int>& c) : counts(c) {}
     using Visitor::include;
 
 private:
-    std::map<std::string, int>& counts;
+    std::unordered_map<std::string, int>& counts;
     std::unordered_set<const void*> seen;
 
     template <typename LetT>
@@ -61,8 +64,10 @@ private:
     template <typename T>
     void once(const T* op) {
         if (!seen.insert(op).second) return;
-        if constexpr (std::is_same_v<T, Let>) chain(op);
-        else Visitor::visit(op);
+        if constexpr (std::is_same_v<T, Let>)
+            chain(op);
+        else
+            Visitor::visit(op);
     }
 #define TESSERA_ONCE(T) \
     void visit(const T* op) override { once(op); }
@@ -105,7 +110,21 @@ bool has_side_effects(const Expr& e) {
 // ---- Facts and binders ----
 
 void Simplifier::assume(const std::map<std::string, Interval>& known) {
-    for (const auto& [name, interval] : known) set_interval(name, interval, false);
+    // Bind names before the intervals written in terms of them (where there is such an order).
+    std::vector<std::string> pending;
+    for (const auto& [name, interval] : known) pending.push_back(name);
+    while (!pending.empty()) {
+        auto ready = std::find_if(pending.begin(), pending.end(), [&](const std::string& name) {
+            const Interval& i = known.at(name);
+            return std::none_of(pending.begin(), pending.end(), [&](const std::string& other) {
+                return other != name && ((i.min.defined() && uses_var(i.min, other)) ||
+                                         (i.max.defined() && uses_var(i.max, other)));
+            });
+        });
+        if (ready == pending.end()) ready = pending.begin();
+        set_interval(*ready, known.at(*ready), false);
+        pending.erase(ready);
+    }
     // Known intervals may be written in terms of each other: derive their constant ranges together.
     for (auto& [name, range] : constant_scope(known)) constants[name] = range;
 }
@@ -129,48 +148,81 @@ std::optional<ConstantInterval> Simplifier::constant_range(const Interval& i) co
 
 void Simplifier::count_references(const Interval& i, int delta) {
     if (is_constant_end(i.min) && is_constant_end(i.max)) return;
-    symbolic_intervals += delta;
     std::unordered_set<std::string> names = names_in(i.min);
     if (!i.max.same_as(i.min)) names.merge(names_in(i.max));
-    for (const std::string& n : names) {
-        const int count = referenced[n] += delta;
-        auto it = scope.find(n);
-        if (count == 0 && it != scope.end()) inner_scope[n] = it->second;
-        if (count > 0) inner_scope.erase(n);
-    }
+    for (const std::string& n : names) referenced[n] += delta;
 }
 
-void Simplifier::set_interval(const std::string& name, const std::optional<Interval>& interval, bool with_constant) {
+bool Simplifier::mentions_symbolic_interval(const Expr& e) {
+    if (symbolic_names.empty()) return false;
+    for (const std::string& n : names_in(e)) {
+        if (symbolic_names.count(n)) return true;
+    }
+    return false;
+}
+
+// A bound (lower or upper) of e in which no variable of scope is left, or an undefined Expr. Each
+// step bounds the expression as the variable bound last ranges over its interval, the others held
+// fixed: intervals are written in terms of earlier names, so relations survive (x - y with x in
+// [y, y + 3] is at least 0). A few steps at most; constant ranges cover what is left.
+Expr Simplifier::eliminate_scope_variables(Expr e, bool lower) {
+    BoundsOptions options;
+    options.constant_scope = &constants;
+    options.max_size = 64;
+    for (int step = 0; step < 6 && e.defined(); step++) {
+        const std::string* innermost = nullptr;
+        int latest = -1;
+        for (const std::string& n : names_in(e)) {
+            auto order = binding_order.find(n);
+            if (order != binding_order.end() && order->second > latest && scope.count(n)) {
+                latest = order->second;
+                innermost = &order->first;
+            }
+        }
+        if (!innermost) break;
+        Interval i = bounds_of_expr(e, {{*innermost, scope.at(*innermost)}}, options);
+        e = lower ? i.min : i.max;
+    }
+    return e;
+}
+
+void Simplifier::set_interval(const std::string& name, const std::optional<Interval>& interval,
+                              bool with_constant) {
     std::optional<Interval> usable = interval;
     // An interval written in terms of an outer variable of the same name would be read as being
     // about this one: keep only its constant range.
     if (usable && ((usable->min.defined() && uses_var(usable->min, name)) ||
                    (usable->max.defined() && uses_var(usable->max, name)))) {
         auto c = constant_range(*usable);
-        usable = c ? interval_ends::from_constant(*c, usable->min.defined() ? usable->min.type() : usable->max.type())
+        usable = c ? interval_ends::from_constant(
+                         *c, usable->min.defined() ? usable->min.type() : usable->max.type())
                    : Interval::everything();
     }
-    std::optional<ConstantInterval> constant = usable && with_constant ? constant_range(*usable) : std::nullopt;
+    std::optional<ConstantInterval> constant =
+        usable && with_constant ? constant_range(*usable) : std::nullopt;
     auto it = scope.find(name);
     if (it != scope.end()) {
         count_references(it->second, -1);
         scope.erase(it);
-        inner_scope.erase(name);
+        binding_order.erase(name);
+        symbolic_names.erase(name);
     }
     if (with_constant) constants.erase(name);
     if (!usable) return;
     if (constant) constants[name] = *constant;
     scope[name] = *usable;
-    if (referenced[name] == 0) inner_scope[name] = *usable;
+    binding_order[name] = ++bindings;
+    if (!is_constant_end(usable->min) || !is_constant_end(usable->max)) symbolic_names.insert(name);
     count_references(*usable, +1);
 }
 
 Simplifier::Saved Simplifier::enter(const std::string& name, const std::optional<Interval>& interval,
                                     const Expr& replacement) {
-    Saved saved{name, std::nullopt, std::nullopt, std::nullopt, {}};
+    Saved saved{name, std::nullopt, std::nullopt, std::nullopt, std::nullopt, {}, {}};
     if (auto it = scope.find(name); it != scope.end()) saved.interval = it->second;
     if (auto it = constants.find(name); it != constants.end()) saved.constant = it->second;
     if (auto it = replacements.find(name); it != replacements.end()) saved.replacement = it->second;
+    if (auto it = binding_order.find(name); it != binding_order.end()) saved.order = it->second;
     memo.clear();
     // Intervals written in terms of an outer variable of this name no longer mean what they say.
     if (referenced[name] > 0) {
@@ -180,7 +232,10 @@ Simplifier::Saved Simplifier::enter(const std::string& name, const std::optional
                 saved.hidden.emplace_back(other, i);
             }
         }
-        for (const auto& [other, i] : saved.hidden) set_interval(other, std::nullopt, false);
+        for (const auto& [other, i] : saved.hidden) {
+            saved.hidden_order.push_back(binding_order[other]);
+            set_interval(other, std::nullopt, false);
+        }
     }
     bound_now[name]++;
     if (replacement.defined()) {
@@ -196,12 +251,20 @@ Simplifier::Saved Simplifier::enter(const std::string& name, const std::optional
 void Simplifier::leave(Saved& saved) {
     memo.clear();
     bound_now[saved.name]--;
-    if (saved.replacement) replacements[saved.name] = *saved.replacement;
-    else replacements.erase(saved.name);
+    if (saved.replacement)
+        replacements[saved.name] = *saved.replacement;
+    else
+        replacements.erase(saved.name);
     set_interval(saved.name, saved.interval, false);
-    if (saved.constant) constants[saved.name] = *saved.constant;
-    else constants.erase(saved.name);
-    for (auto it = saved.hidden.rbegin(); it != saved.hidden.rend(); ++it) set_interval(it->first, it->second, false);
+    if (saved.constant)
+        constants[saved.name] = *saved.constant;
+    else
+        constants.erase(saved.name);
+    if (saved.order) binding_order[saved.name] = *saved.order;
+    for (size_t k = saved.hidden.size(); k-- > 0;) {
+        set_interval(saved.hidden[k].first, saved.hidden[k].second, false);
+        binding_order[saved.hidden[k].first] = saved.hidden_order[k];
+    }
 }
 
 // Constants are always substituted. A variable is, where no binder inside can capture it: it is
@@ -221,7 +284,8 @@ std::optional<Interval> Simplifier::binding_interval(const Expr& value) {
     if (!use_intervals) return std::nullopt;
     const Type t = value.type().element_of();
     if (!t.is_int_or_uint() && !t.is_float()) return std::nullopt;
-    if (value.type().is_scalar() && !interval_ends::larger_than(value, 64)) return Interval::single_point(value);
+    if (value.type().is_scalar() && !interval_ends::larger_than(value, 64))
+        return Interval::single_point(value);
     BoundsOptions options;
     options.constant_scope = &constants;
     return bounds_of_expr(value, scope, options);
@@ -241,7 +305,8 @@ Expr Simplifier::visit(const Let* op) {
     while (true) {
         Expr value = mutate(let->value);
         const bool substituted = can_substitute(value);
-        Saved saved = substituted ? enter(let->name, std::nullopt, value) : enter(let->name, binding_interval(value));
+        Saved saved =
+            substituted ? enter(let->name, std::nullopt, value) : enter(let->name, binding_interval(value));
         frames.push_back({let, value, substituted, std::move(saved)});
         const Let* next = let->body.as<Let>();
         if (!next) break;
@@ -279,7 +344,8 @@ Stmt Simplifier::visit(const LetStmt* op) {
     while (true) {
         Expr value = mutate(let->value);
         const bool substituted = can_substitute(value);
-        Saved saved = substituted ? enter(let->name, std::nullopt, value) : enter(let->name, binding_interval(value));
+        Saved saved =
+            substituted ? enter(let->name, std::nullopt, value) : enter(let->name, binding_interval(value));
         frames.push_back({let, value, substituted, std::move(saved)});
         const LetStmt* next = let->body.as<LetStmt>();
         if (!next) break;
@@ -290,7 +356,8 @@ Stmt Simplifier::visit(const LetStmt* op) {
     bool changed = !body.same_as(let->body);
     for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
         leave(it->saved);
-        if (it->substituted || !body.defined() || (!used.count(it->op->name) && !has_side_effects(it->value))) {
+        if (it->substituted || !body.defined() ||
+            (!used.count(it->op->name) && !has_side_effects(it->value))) {
             changed = true;
             continue;
         }

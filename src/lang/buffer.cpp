@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "ir/expr_nodes.h"
+#include "lang/implicit_vars.h"
 #include "util/error_stream.h"
 
 namespace tessera::lang {
@@ -263,6 +264,21 @@ void slice_buffer(BufferContents& b, int d, int pos) {
     b.raw.dimensions--;
 }
 
+void embed_buffer(BufferContents& b, int d, int pos) {
+    if (d < 0 || d > b.raw.dimensions)
+        throw_buffer_error("embed: buffer " + b.name + " has " + plural(b.raw.dimensions, "dimension") +
+                           "; a new one cannot go before dimension " + std::to_string(d));
+    int64_t span = 1;
+    for (const tessera_dimension_t& dim : b.dims)
+        span = std::max(span, int64_t(std::abs(int64_t(dim.stride))) * std::max(dim.extent, 1));
+    if (span > std::numeric_limits<int32_t>::max())
+        throw_buffer_error("embed: buffer " + b.name + " is too large for another dimension");
+    // Coordinate pos is the element at the host pointer, which stays where it is.
+    b.dims.insert(b.dims.begin() + d, tessera_dimension_t{pos, 1, int32_t(span), 0});
+    b.raw.dim = b.dims.data();
+    b.raw.dimensions++;
+}
+
 void transpose_buffer(BufferContents& b, int d1, int d2) {
     for (int d : {d1, d2})
         if (d < 0 || d >= b.raw.dimensions)
@@ -272,6 +288,7 @@ void transpose_buffer(BufferContents& b, int d1, int d2) {
 
 Expr buffer_access(const std::shared_ptr<BufferContents>& b, Type t, std::vector<Expr> args) {
     TESSERA_USER_CHECK(b) << "an undefined Buffer is read in a definition; give it a size or an image first";
+    expand_placeholder(args, b->raw.dimensions);
     TESSERA_USER_CHECK(int(args.size()) == b->raw.dimensions)
         << "buffer " << b->name << " has " << plural(b->raw.dimensions, "dimension")
         << " but is accessed with " << plural(args.size(), "coordinate");

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "ir/ir_util.h"
+#include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 #include "lang/definition_checks.h"
@@ -41,7 +42,7 @@ public:
 private:
     void visit(const ir::Variable* op) override { found = found || op->var_kind == ir::VariableKind::ReductionVar; }
     void visit(const ir::Call* op) override {
-        found = found || (op->call_type == ir::CallType::Func && op->func.get() == &self);
+        found = found || (op->call_type == ir::CallType::Func && op->function().get() == &self);
         ir::Visitor::visit(op);
     }
 };
@@ -51,6 +52,24 @@ bool mentions_reduction_or_self(const lang::FunctionContents& f, const std::vect
     for (const Expr& e : exprs) finder.include(e);
     return finder.found;
 }
+
+// Calls of f inside its own updates, rebuilt to hold f weakly (a Func must not own itself).
+class WeakenSelfCalls : public ir::Mutator {
+public:
+    explicit WeakenSelfCalls(const std::shared_ptr<lang::FunctionContents>& f) : self(f) {}
+
+private:
+    const std::shared_ptr<lang::FunctionContents>& self;
+    Expr visit(const ir::Call* op) override {
+        Expr e = ir::Mutator::visit(op);
+        const ir::Call* call = e.as<ir::Call>();
+        if (call->call_type != ir::CallType::Func || call->func != self) return e;
+        auto weak = std::make_shared<ir::Call>(*call);
+        weak->func = nullptr;
+        weak->weak_func = self;
+        return Expr(std::shared_ptr<const ir::ExprNode>(std::move(weak)));
+    }
+};
 
 lang::FunctionContents& require_defined(const std::shared_ptr<lang::FunctionContents>& f, const char* what) {
     TESSERA_USER_CHECK(f->defined()) << what << " of Func " << f->name
@@ -116,8 +135,10 @@ Stage FuncRef::define_update(const std::vector<Expr>& values) {
     std::vector<Expr> args = lang::checked_call_args(f, args_, "the update of");
     lang::Definition d;
     d.rdom = lang::check_update_definition(f, args, values);
+    WeakenSelfCalls weaken(function_);
+    for (Expr& a : args) a = weaken.mutate(a);
     d.args = std::move(args);
-    d.values = values;
+    for (const Expr& v : values) d.values.push_back(weaken.mutate(v));
     f.updates.push_back(std::move(d));
     f.touch();
     return Stage(function_, int(f.updates.size()));

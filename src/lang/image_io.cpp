@@ -16,6 +16,7 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -42,44 +43,101 @@ struct FileCloser {
 using File = std::unique_ptr<FILE, FileCloser>;
 
 // ---- Converting samples --------------------------------------------------------------------
+// As Halide's image tools convert: integers of other widths replicate (or round away) the bits so
+// that full scale maps to full scale, signed types take the bits of the unsigned ones, and floats
+// hold [0, 1] (the 8- and 16-bit divisions done in float even for double, as Halide does).
 
 template <typename Dst>
 Dst from_8_bits(uint8_t v) {
-    if constexpr (std::is_same_v<Dst, uint8_t>)
-        return v;
-    else if constexpr (std::is_same_v<Dst, uint16_t>)
-        return uint16_t(v * 257);
-    else if constexpr (std::is_same_v<Dst, uint32_t>)
-        return uint32_t(v) * 0x01010101u;
+    using U = std::make_unsigned_t<
+        std::conditional_t<std::is_integral_v<Dst> && !std::is_same_v<Dst, bool>, Dst, int>>;
+    if constexpr (std::is_same_v<Dst, bool>)
+        return v != 0;
+    else if constexpr (std::is_floating_point_v<Dst>)
+        return Dst(float(v) / 255.0f);
     else
-        return Dst(v) / Dst(255);
+        return Dst(U(U(v) * U(std::numeric_limits<U>::max() / 255)));  // 0x01, 0x0101, ...
 }
 
 template <typename Dst>
 Dst from_16_bits(uint16_t v) {
-    if constexpr (std::is_same_v<Dst, uint8_t>)
-        return uint8_t(v >> 8);
-    else if constexpr (std::is_same_v<Dst, uint16_t>)
-        return v;
-    else if constexpr (std::is_same_v<Dst, uint32_t>)
-        return uint32_t(v) * 0x00010001u;
+    using U = std::make_unsigned_t<
+        std::conditional_t<std::is_integral_v<Dst> && !std::is_same_v<Dst, bool>, Dst, int>>;
+    if constexpr (std::is_same_v<Dst, bool>)
+        return v != 0;
+    else if constexpr (std::is_floating_point_v<Dst>)
+        return Dst(float(v) / 65535.0f);
+    else if constexpr (sizeof(Dst) == 1)
+        return Dst(uint8_t(((uint32_t(v) + 0x80) * 255 + 255) >> 16));  // v / 257, rounded
     else
-        return Dst(v) / Dst(65535);
+        return Dst(U(U(v) * U(std::numeric_limits<U>::max() / 65535)));  // 0x0001, 0x00010001, ...
 }
 
+// A float in [0, 1] scaled to `scale` and rounded; NaN and values too large to round become 0.
+template <typename Src>
+uint64_t scaled_float(Src v, double scale) {
+    const Src s = v * Src(scale);
+    if (!(std::abs(double(s)) < 9e18)) return 0;
+    return uint64_t(std::llround(s));
+}
+
+// A sample of any type as an 8-bit sample, as Halide's tools convert it.
 template <typename Src>
 uint8_t to_8_bits(Src v) {
-    if constexpr (std::is_same_v<Src, uint8_t>) {
+    if constexpr (std::is_same_v<Src, bool>) {
         return v;
+    } else if constexpr (std::is_floating_point_v<Src>) {
+        return uint8_t(scaled_float(v, 255.0));
     } else {
-        if (!(v > 0)) return 0;  // also NaN
-        if (v >= 1) return 255;
-        return uint8_t(v * Src(255) + Src(0.5));
+        using U = std::make_unsigned_t<Src>;
+        const U u = U(v);
+        if constexpr (sizeof(Src) == 1) return uint8_t(u);
+        if constexpr (sizeof(Src) == 2) return uint8_t(((uint32_t(u) + 0x80) * 255 + 255) >> 16);
+        if constexpr (sizeof(Src) == 4) return uint8_t((uint64_t(u) + 0x00808080) / 0x01010101);
+        if constexpr (sizeof(Src) == 8) return to_8_bits<uint32_t>(uint32_t(u >> 32));
     }
 }
 
+// A sample of any type as a 16-bit sample, as Halide's tools convert it.
+template <typename Src>
+uint16_t to_16_bits(Src v) {
+    if constexpr (std::is_same_v<Src, bool>) {
+        return v;
+    } else if constexpr (std::is_floating_point_v<Src>) {
+        return uint16_t(scaled_float(v, 65535.0));
+    } else {
+        using U = std::make_unsigned_t<Src>;
+        const U u = U(v);
+        if constexpr (sizeof(Src) == 1) return uint16_t(uint16_t(u) * 0x0101);
+        if constexpr (sizeof(Src) == 2) return uint16_t(u);
+        if constexpr (sizeof(Src) == 4) return uint16_t(u >> 16);
+        if constexpr (sizeof(Src) == 8) return uint16_t(u >> 48);
+    }
+}
+
+// Calls f with a value of the C++ type of t (bool, any integer width, float or double).
+template <typename F>
+bool with_sample_type(Type t, F&& f) {
+    if (t.lanes() != 1) return false;
+    if (t == Bool()) return f(bool{}), true;
+    if (t.is_float()) {
+        if (t.bits() == 32) return f(float{}), true;
+        if (t.bits() == 64) return f(double{}), true;
+        return false;
+    }
+    if (!t.is_int_or_uint()) return false;
+    const bool s = t.is_int();
+    switch (t.bits()) {
+        case 8: return s ? f(int8_t{}) : f(uint8_t{}), true;
+        case 16: return s ? f(int16_t{}) : f(uint16_t{}), true;
+        case 32: return s ? f(int32_t{}) : f(uint32_t{}), true;
+        case 64: return s ? f(int64_t{}) : f(uint64_t{}), true;
+    }
+    return false;
+}
+
 bool loadable(Type t) {
-    return t == UInt(8) || t == UInt(16) || t == UInt(32) || t == Float(32) || t == Float(64);
+    return with_sample_type(t, [](auto) {});
 }
 
 // A planar buffer of the requested type that receives rows of interleaved samples.
@@ -91,13 +149,7 @@ public:
     }
 
     void store_row(int y, const uint8_t* row) {
-        switch (type_.code() == Type::Float ? -type_.bits() : type_.bits()) {
-            case 8: store<uint8_t>(y, row); break;
-            case 16: store<uint16_t>(y, row); break;
-            case 32: store<uint32_t>(y, row); break;
-            case -32: store<float>(y, row); break;
-            case -64: store<double>(y, row); break;
-        }
+        with_sample_type(type_, [&](auto sample) { store<decltype(sample)>(y, row); });
     }
 
     Buffer<> image;
@@ -229,6 +281,9 @@ void pack_row(const Buffer<>& image, int y, uint8_t* out) {
             if constexpr (std::is_same_v<Src, uint16_t>) {
                 *out++ = uint8_t(v >> 8);
                 *out++ = uint8_t(v & 0xff);
+            } else if constexpr (std::is_floating_point_v<Src>) {
+                // save_image of floats (beyond Halide, which refuses them): clamped to [0, 1].
+                *out++ = !(v > 0) ? 0 : v >= 1 ? 255 : to_8_bits<Src>(v);
             } else {
                 *out++ = to_8_bits<Src>(v);
             }
@@ -327,7 +382,7 @@ void save_pnm(const Buffer<>& image, const std::string& path, FILE* file, int bi
 Buffer<> load_image_file(const std::string& path, std::optional<Type> t) {
     if (t && !loadable(*t))
         fail("load_image", path,
-             "cannot load an image as " + type_name(*t) + "; use uint8, uint16, uint32, float or double");
+             "cannot load an image as " + type_name(*t) + "; use bool, an integer type, float or double");
     File file(std::fopen(path.c_str(), "rb"));
     if (!file) fail("load_image", path, std::string("cannot open the file: ") + std::strerror(errno));
     uint8_t signature[8] = {};
@@ -368,6 +423,41 @@ void save_image_file(const Buffer<>& image, const std::string& path) {
         save_pnm(image, path, file.get(), bits);
     if (std::fflush(file.get()) != 0 || std::ferror(file.get()))
         fail("save_image", path, std::string("write failed: ") + std::strerror(errno));
+}
+
+Buffer<> convert_for_saving(const Buffer<>& image, const std::string& path) {
+    if (!image.defined()) fail("convert_and_save_image", path, "the Buffer is undefined");
+    const Type t = image.type();
+    if (t == UInt(8) || t == UInt(16)) return image;
+    // The sample width Halide's tools choose: the closest, preferring more bits to fewer.
+    auto score = [&](int bits) {
+        return std::max(0, t.bits() - bits) * 8 + std::max(0, bits - t.bits()) + (t.is_uint() ? 0 : 1);
+    };
+    const int bits = score(8) <= score(16) ? 8 : 16;
+    std::vector<int> sizes, mins;
+    for (int i = 0; i < image.dimensions(); i++) {
+        sizes.push_back(image.extent(i));
+        mins.push_back(image.min(i));
+    }
+    Buffer<> out(UInt(bits), sizes);
+    out.set_min(mins);
+    const bool converted = with_sample_type(t, [&](auto sample) {
+        using Src = decltype(sample);
+        Buffer<const Src> in = image.as<const Src>();
+        if (bits == 8) {
+            Buffer<uint8_t> dst = out.as<uint8_t>();
+            in.for_each_element([&](const int* pos) { dst(pos) = to_8_bits<Src>(in(pos)); });
+        } else {
+            Buffer<uint16_t> dst = out.as<uint16_t>();
+            in.for_each_element([&](const int* pos) { dst(pos) = to_16_bits<Src>(in(pos)); });
+        }
+    });
+    if (!converted) fail("convert_and_save_image", path, "cannot convert a Buffer of " + type_name(t));
+    return out;
+}
+
+void convert_and_save_image_file(const Buffer<>& image, const std::string& path) {
+    save_image_file(convert_for_saving(image, path), path);
 }
 
 }  // namespace lang

@@ -172,7 +172,8 @@ Expr lerp(Expr zero_val, Expr one_val, Expr weight) {
     TESSERA_USER_CHECK(w.is_float() || w.is_uint())
         << "lerp() needs a float or unsigned integer weight, not " << type_name(w) << ".";
     if (t.is_bool()) {
-        Expr half = w.is_float() ? ir::make_const(w, 0.5) : ir::make_const(w, int64_t(*as_const_uint(w.max()) / 2));
+        Expr half =
+            w.is_float() ? ir::make_const(w, 0.5) : ir::make_const(w, int64_t(*as_const_uint(w.max()) / 2));
         return select(weight > half, one_val, zero_val);
     }
     if (t.is_float()) {

@@ -95,14 +95,16 @@ Expr fract(const Expr& x) {
 
 Expr is_nan(Expr x) {
     lang::check_defined(x, "is_nan");
-    TESSERA_USER_CHECK(x.type().is_float()) << "is_nan needs a float argument, not " << type_name(x.type()) << ".";
+    TESSERA_USER_CHECK(x.type().is_float())
+        << "is_nan needs a float argument, not " << type_name(x.type()) << ".";
     const int lanes = x.type().lanes();
     return Call::make_intrinsic(Bool(lanes), Intrinsic::IsNan, {std::move(x)});
 }
 
 Expr is_inf(Expr x) {
     lang::check_defined(x, "is_inf");
-    TESSERA_USER_CHECK(x.type().is_float()) << "is_inf needs a float argument, not " << type_name(x.type()) << ".";
+    TESSERA_USER_CHECK(x.type().is_float())
+        << "is_inf needs a float argument, not " << type_name(x.type()) << ".";
     Type t = x.type();
     return abs(std::move(x)) == ir::make_const(t, std::numeric_limits<double>::infinity());
 }

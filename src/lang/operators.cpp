@@ -5,6 +5,7 @@
 #include "ir/ir_util.h"
 #include "ir/printer.h"
 #include "lang/coercion.h"
+#include "tessera/func.h"
 #include "util/error_stream.h"
 
 namespace tessera {
@@ -13,7 +14,8 @@ namespace lang {
 using namespace ir;
 
 void check_defined(const Expr& e, const char* op) {
-    TESSERA_USER_CHECK(e.defined()) << "operator " << op << " applied to an undefined Expr. Give every Expr a value before using it.";
+    TESSERA_USER_CHECK(e.defined())
+        << "operator " << op << " applied to an undefined Expr. Give every Expr a value before using it.";
 }
 
 Expr broadcast_to(Expr e, int lanes) {
@@ -38,10 +40,14 @@ void match_types(Expr& a, Expr& b, const char* op) {
         if (ta == tb) return;
     }
     Type target;
-    if (ta.is_float() && !tb.is_float()) target = ta;
-    else if (tb.is_float() && !ta.is_float()) target = tb;
-    else if (ta.code() == tb.code()) target = ta.bits() >= tb.bits() ? ta : tb;
-    else target = Int(std::max(ta.bits(), tb.bits()), ta.lanes());
+    if (ta.is_float() && !tb.is_float())
+        target = ta;
+    else if (tb.is_float() && !ta.is_float())
+        target = tb;
+    else if (ta.code() == tb.code())
+        target = ta.bits() >= tb.bits() ? ta : tb;
+    else
+        target = Int(std::max(ta.bits(), tb.bits()), ta.lanes());
     if (ta != target) a = cast(target, a);
     if (tb != target) b = cast(target, b);
 }
@@ -114,14 +120,17 @@ Expr make_const(Type t, double value) { return ir::make_const(t, value); }
 Expr cast(Type t, Expr e) {
     check_defined(e, "cast");
     if (e.type().lanes() != t.lanes()) {
-        if (t.is_scalar()) t = t.with_lanes(e.type().lanes());
-        else if (e.type().is_scalar()) e = Broadcast::make(e, t.lanes());
+        if (t.is_scalar())
+            t = t.with_lanes(e.type().lanes());
+        else if (e.type().is_scalar())
+            e = Broadcast::make(e, t.lanes());
     }
     if (e.type() == t) return e;
     if (t.is_bool() && e.type().is_int_or_uint()) {
         // As in Halide, an integer becomes a bool by truncation to its lowest bit.
         Type et = e.type();
-        return NE::make(Call::make_intrinsic(et, Intrinsic::BitAnd, {std::move(e), make_one(et)}), make_zero(et));
+        return NE::make(Call::make_intrinsic(et, Intrinsic::BitAnd, {std::move(e), make_one(et)}),
+                        make_zero(et));
     }
     return Cast::make(t, std::move(e));
 }
@@ -129,35 +138,36 @@ Expr cast(Type t, Expr e) {
 Expr reinterpret(Type t, Expr e) {
     check_defined(e, "reinterpret");
     TESSERA_USER_CHECK(t.bits() * t.lanes() == e.type().bits() * e.type().lanes())
-        << "reinterpret from " << type_name(e.type()) << " to " << type_name(t) << " changes the number of bits.";
+        << "reinterpret from " << type_name(e.type()) << " to " << type_name(t)
+        << " changes the number of bits.";
     return Reinterpret::make(t, std::move(e));
 }
 
-#define TESSERA_DEFINE_BINARY_OPERATOR(op, impl)                                                          \
-    Expr operator op(Expr a, Expr b) { return impl(std::move(a), std::move(b), #op); }                     \
-    Expr operator op(Expr a, int b) {                                                                     \
-        Expr c = int_constant_like(a, b, #op);                                                            \
-        return impl(std::move(a), std::move(c), #op);                                                      \
-    }                                                                                                     \
-    Expr operator op(int a, Expr b) {                                                                     \
-        Expr c = int_constant_like(b, a, #op);                                                            \
-        return impl(std::move(c), std::move(b), #op);                                                      \
-    }                                                                                                     \
-    Expr operator op(Expr a, float b) {                                                                   \
-        Expr c = float_constant_like(a, b, #op);                                                          \
-        return impl(std::move(a), std::move(c), #op);                                                      \
-    }                                                                                                     \
-    Expr operator op(float a, Expr b) {                                                                   \
-        Expr c = float_constant_like(b, a, #op);                                                          \
-        return impl(std::move(c), std::move(b), #op);                                                      \
-    }                                                                                                     \
-    Expr operator op(Expr a, double b) {                                                                  \
-        Expr c = float_constant_like(a, b, #op);                                                          \
-        return impl(std::move(a), std::move(c), #op);                                                      \
-    }                                                                                                     \
-    Expr operator op(double a, Expr b) {                                                                  \
-        Expr c = float_constant_like(b, a, #op);                                                          \
-        return impl(std::move(c), std::move(b), #op);                                                      \
+#define TESSERA_DEFINE_BINARY_OPERATOR(op, impl)                                       \
+    Expr operator op(Expr a, Expr b) { return impl(std::move(a), std::move(b), #op); } \
+    Expr operator op(Expr a, int b) {                                                  \
+        Expr c = int_constant_like(a, b, #op);                                         \
+        return impl(std::move(a), std::move(c), #op);                                  \
+    }                                                                                  \
+    Expr operator op(int a, Expr b) {                                                  \
+        Expr c = int_constant_like(b, a, #op);                                         \
+        return impl(std::move(c), std::move(b), #op);                                  \
+    }                                                                                  \
+    Expr operator op(Expr a, float b) {                                                \
+        Expr c = float_constant_like(a, b, #op);                                       \
+        return impl(std::move(a), std::move(c), #op);                                  \
+    }                                                                                  \
+    Expr operator op(float a, Expr b) {                                                \
+        Expr c = float_constant_like(b, a, #op);                                       \
+        return impl(std::move(c), std::move(b), #op);                                  \
+    }                                                                                  \
+    Expr operator op(Expr a, double b) {                                               \
+        Expr c = float_constant_like(a, b, #op);                                       \
+        return impl(std::move(a), std::move(c), #op);                                  \
+    }                                                                                  \
+    Expr operator op(double a, Expr b) {                                               \
+        Expr c = float_constant_like(b, a, #op);                                       \
+        return impl(std::move(c), std::move(b), #op);                                  \
     }
 
 TESSERA_DEFINE_BINARY_OPERATOR(+, arithmetic<Add>)
@@ -210,7 +220,8 @@ Expr shift(Intrinsic op, Expr a, Expr b, const char* name) {
     check_defined(a, name);
     check_defined(b, name);
     TESSERA_USER_CHECK(a.type().is_int_or_uint() && b.type().is_int_or_uint())
-        << "operator " << name << " needs integer operands, not " << type_name(a.type()) << " and " << type_name(b.type()) << ".";
+        << "operator " << name << " needs integer operands, not " << type_name(a.type()) << " and "
+        << type_name(b.type()) << ".";
     // The amount is converted to the left operand's type; a signed amount keeps its sign so
     // that a negative shift goes the other way.
     Type t = a.type();
@@ -221,7 +232,8 @@ Expr shift(Intrinsic op, Expr a, Expr b, const char* name) {
         Expr neg = LT::make(b, make_zero(amount_type));
         Expr magnitude = cast(t, Select::make(neg, Sub::make(make_zero(amount_type), b), b));
         Intrinsic other = op == Intrinsic::ShiftLeft ? Intrinsic::ShiftRight : Intrinsic::ShiftLeft;
-        return Select::make(neg, Call::make_intrinsic(t, other, {a, magnitude}), Call::make_intrinsic(t, op, {a, magnitude}));
+        return Select::make(neg, Call::make_intrinsic(t, other, {a, magnitude}),
+                            Call::make_intrinsic(t, op, {a, magnitude}));
     }
     return Call::make_intrinsic(t, op, {std::move(a), std::move(b)});
 }
@@ -229,17 +241,36 @@ Expr shift(Intrinsic op, Expr a, Expr b, const char* name) {
 }  // namespace
 
 Expr operator&(Expr a, Expr b) { return bitwise(Intrinsic::BitAnd, std::move(a), std::move(b), "&"); }
-Expr operator&(Expr a, int b) { Expr c = int_constant_like(a, b, "&"); return std::move(a) & c; }
-Expr operator&(int a, Expr b) { Expr c = int_constant_like(b, a, "&"); return c & std::move(b); }
+Expr operator&(Expr a, int b) {
+    Expr c = int_constant_like(a, b, "&");
+    return std::move(a) & c;
+}
+Expr operator&(int a, Expr b) {
+    Expr c = int_constant_like(b, a, "&");
+    return c & std::move(b);
+}
 Expr operator|(Expr a, Expr b) { return bitwise(Intrinsic::BitOr, std::move(a), std::move(b), "|"); }
-Expr operator|(Expr a, int b) { Expr c = int_constant_like(a, b, "|"); return std::move(a) | c; }
-Expr operator|(int a, Expr b) { Expr c = int_constant_like(b, a, "|"); return c | std::move(b); }
+Expr operator|(Expr a, int b) {
+    Expr c = int_constant_like(a, b, "|");
+    return std::move(a) | c;
+}
+Expr operator|(int a, Expr b) {
+    Expr c = int_constant_like(b, a, "|");
+    return c | std::move(b);
+}
 Expr operator^(Expr a, Expr b) { return bitwise(Intrinsic::BitXor, std::move(a), std::move(b), "^"); }
-Expr operator^(Expr a, int b) { Expr c = int_constant_like(a, b, "^"); return std::move(a) ^ c; }
-Expr operator^(int a, Expr b) { Expr c = int_constant_like(b, a, "^"); return c ^ std::move(b); }
+Expr operator^(Expr a, int b) {
+    Expr c = int_constant_like(a, b, "^");
+    return std::move(a) ^ c;
+}
+Expr operator^(int a, Expr b) {
+    Expr c = int_constant_like(b, a, "^");
+    return c ^ std::move(b);
+}
 Expr operator~(Expr a) {
     check_defined(a, "~");
-    TESSERA_USER_CHECK(!a.type().is_float()) << "operator ~ needs an integer operand, not " << type_name(a.type()) << ".";
+    TESSERA_USER_CHECK(!a.type().is_float())
+        << "operator ~ needs an integer operand, not " << type_name(a.type()) << ".";
     Type t = a.type();
     return Call::make_intrinsic(t, Intrinsic::BitNot, {std::move(a)});
 }
@@ -271,14 +302,41 @@ Expr& operator/=(Expr& a, Expr b) {
 
 Expr min(Expr a, Expr b) { return arithmetic<Min>(std::move(a), std::move(b), "min"); }
 Expr max(Expr a, Expr b) { return arithmetic<Max>(std::move(a), std::move(b), "max"); }
-Expr min(Expr a, int b) { Expr c = int_constant_like(a, b, "min"); return min(std::move(a), c); }
-Expr min(int a, Expr b) { Expr c = int_constant_like(b, a, "min"); return min(c, std::move(b)); }
-Expr max(Expr a, int b) { Expr c = int_constant_like(a, b, "max"); return max(std::move(a), c); }
-Expr max(int a, Expr b) { Expr c = int_constant_like(b, a, "max"); return max(c, std::move(b)); }
-Expr min(Expr a, float b) { Expr c = float_constant_like(a, b, "min"); return min(std::move(a), c); }
-Expr min(float a, Expr b) { Expr c = float_constant_like(b, a, "min"); return min(c, std::move(b)); }
-Expr max(Expr a, float b) { Expr c = float_constant_like(a, b, "max"); return max(std::move(a), c); }
-Expr max(float a, Expr b) { Expr c = float_constant_like(b, a, "max"); return max(c, std::move(b)); }
+Expr min(Expr a, int b) {
+    Expr c = int_constant_like(a, b, "min");
+    return min(std::move(a), c);
+}
+Expr min(int a, Expr b) {
+    Expr c = int_constant_like(b, a, "min");
+    return min(c, std::move(b));
+}
+Expr max(Expr a, int b) {
+    Expr c = int_constant_like(a, b, "max");
+    return max(std::move(a), c);
+}
+Expr max(int a, Expr b) {
+    Expr c = int_constant_like(b, a, "max");
+    return max(c, std::move(b));
+}
+Expr min(Expr a, float b) {
+    Expr c = float_constant_like(a, b, "min");
+    return min(std::move(a), c);
+}
+Expr min(float a, Expr b) {
+    Expr c = float_constant_like(b, a, "min");
+    return min(c, std::move(b));
+}
+Expr max(Expr a, float b) {
+    Expr c = float_constant_like(a, b, "max");
+    return max(std::move(a), c);
+}
+Expr max(float a, Expr b) {
+    Expr c = float_constant_like(b, a, "max");
+    return max(c, std::move(b));
+}
+
+Expr min(const FuncRef& a, const FuncRef& b) { return min(Expr(a), Expr(b)); }
+Expr max(const FuncRef& a, const FuncRef& b) { return max(Expr(a), Expr(b)); }
 
 Expr clamp(Expr a, Expr lo, Expr hi) {
     check_defined(a, "clamp");
@@ -310,8 +368,10 @@ Expr select(Expr condition, Expr true_value, Expr false_value) {
     check_defined(true_value, "select");
     check_defined(false_value, "select");
     // As in Halide, a signed integer constant takes the type of the other value (wrapping).
-    if (true_value.as<IntImm>() && !false_value.as<IntImm>()) true_value = cast(false_value.type(), true_value);
-    if (false_value.as<IntImm>() && !true_value.as<IntImm>()) false_value = cast(true_value.type(), false_value);
+    if (true_value.as<IntImm>() && !false_value.as<IntImm>())
+        true_value = cast(false_value.type(), true_value);
+    if (false_value.as<IntImm>() && !true_value.as<IntImm>())
+        false_value = cast(true_value.type(), false_value);
     match_types(true_value, false_value, "select");
     if (condition.type().lanes() != true_value.type().lanes()) {
         const int lanes = std::max(condition.type().lanes(), true_value.type().lanes());
@@ -337,7 +397,8 @@ Tuple tuple_select(const Expr& condition, const Tuple& true_value, const Tuple& 
         << "tuple_select of Tuples of " << true_value.size() << " and " << false_value.size()
         << " elements; they must have the same size.";
     std::vector<Expr> result;
-    for (size_t i = 0; i < true_value.size(); i++) result.push_back(select(condition, true_value[i], false_value[i]));
+    for (size_t i = 0; i < true_value.size(); i++)
+        result.push_back(select(condition, true_value[i], false_value[i]));
     return Tuple(result);
 }
 
@@ -351,7 +412,9 @@ Expr mux(const Expr& id, const std::vector<Expr>& values) {
     return result;
 }
 
-Expr mux(const Expr& id, const std::initializer_list<Expr>& values) { return mux(id, std::vector<Expr>(values)); }
+Expr mux(const Expr& id, const std::initializer_list<Expr>& values) {
+    return mux(id, std::vector<Expr>(values));
+}
 Expr mux(const Expr& id, const Tuple& values) { return mux(id, values.as_vector()); }
 
 Expr likely(Expr e) {

@@ -4,6 +4,7 @@
 
 #include "ir/expr_nodes.h"
 #include "lang/function.h"
+#include "lang/implicit_vars.h"
 #include "lang/parameter.h"
 #include "lowering/names.h"
 #include "tessera/func.h"
@@ -36,14 +37,21 @@ void set_scalar_bits(ParameterContents& p, const void* value, int bytes) {
     std::memcpy(p.scalar, value, bytes);
 }
 
-void get_scalar_bits(const ParameterContents& p, void* value, int bytes) { std::memcpy(value, p.scalar, bytes); }
+void get_scalar_bits(const ParameterContents& p, void* value, int bytes) {
+    std::memcpy(value, p.scalar, bytes);
+}
 
 void set_scalar_range(ParameterContents& p, const Expr& min, const Expr& max) {
     p.min_value = min;
     p.max_value = max;
 }
 
-Expr parameter_expr(const std::shared_ptr<ParameterContents>& p) { return ir::Variable::make_param(p->type, p->name, p); }
+Expr scalar_min(const ParameterContents& p) { return p.min_value; }
+Expr scalar_max(const ParameterContents& p) { return p.max_value; }
+
+Expr parameter_expr(const std::shared_ptr<ParameterContents>& p) {
+    return ir::Variable::make_param(p->type, p->name, p);
+}
 
 void bind_buffer(ParameterContents& p, const std::shared_ptr<BufferContents>& b, Type type) {
     if (b) {
@@ -64,9 +72,10 @@ std::shared_ptr<BufferContents> bound_buffer(const ParameterContents& p) { retur
 
 Expr image_param_access(const std::shared_ptr<ParameterContents>& p, std::vector<Expr> args) {
     TESSERA_USER_CHECK(p) << "access to an undefined ImageParam.";
+    expand_placeholder(args, p->dimensions);
     TESSERA_USER_CHECK(int(args.size()) == p->dimensions)
-        << "ImageParam " << p->name << " has " << p->dimensions << " dimensions but is accessed with " << args.size()
-        << " coordinates. Pass one coordinate per dimension.";
+        << "ImageParam " << p->name << " has " << p->dimensions << " dimensions but is accessed with "
+        << args.size() << " coordinates. Pass one coordinate per dimension.";
     for (size_t i = 0; i < args.size(); i++) {
         TESSERA_USER_CHECK(args[i].defined() && args[i].type().is_int_or_uint())
             << "ImageParam " << p->name << " is accessed with coordinate " << i << " of type "
@@ -79,7 +88,8 @@ Expr image_param_access(const std::shared_ptr<ParameterContents>& p, std::vector
 
 Expr image_param_field(const std::shared_ptr<ParameterContents>& p, const char* field, int dim) {
     TESSERA_USER_CHECK(dim >= 0 && dim < p->dimensions)
-        << "ImageParam " << p->name << " has " << p->dimensions << " dimensions; there is no dimension " << dim << ".";
+        << "ImageParam " << p->name << " has " << p->dimensions << " dimensions; there is no dimension "
+        << dim << ".";
     const std::string f = field;
     std::string name = f == "min"      ? lowering::buffer_min(p->name, dim)
                        : f == "extent" ? lowering::buffer_extent(p->name, dim)

@@ -32,22 +32,11 @@ RVar::operator Expr() const {
 }
 
 RDom::RDom(const Region& region, const std::string& name) { init(region, name); }
-RDom::RDom(Expr min0, Expr extent0, const std::string& name) { init({{min0, extent0}}, name); }
-RDom::RDom(Expr min0, Expr extent0, Expr min1, Expr extent1, const std::string& name) {
-    init({{min0, extent0}, {min1, extent1}}, name);
-}
-RDom::RDom(Expr min0, Expr extent0, Expr min1, Expr extent1, Expr min2, Expr extent2, const std::string& name) {
-    init({{min0, extent0}, {min1, extent1}, {min2, extent2}}, name);
-}
-RDom::RDom(Expr min0, Expr extent0, Expr min1, Expr extent1, Expr min2, Expr extent2, Expr min3, Expr extent3,
-           const std::string& name) {
-    init({{min0, extent0}, {min1, extent1}, {min2, extent2}, {min3, extent3}}, name);
-}
-
 RDom::RDom(const std::shared_ptr<lang::BufferContents>& b) {
     Region region;
     const tessera_buffer_t& raw = b->raw;
-    for (int d = 0; d < raw.dimensions; d++) region.push_back({Expr(raw.dim[d].min), Expr(raw.dim[d].extent)});
+    for (int d = 0; d < raw.dimensions; d++)
+        region.push_back({Expr(raw.dim[d].min), Expr(raw.dim[d].extent)});
     init(region, "");
 }
 
@@ -81,9 +70,10 @@ RVar RDom::operator[](int i) const {
 }
 
 RDom::operator RVar() const {
-    TESSERA_USER_CHECK(dimensions() == 1) << "RDom " << name() << " has " << dimensions()
-                                          << " dimensions; only a one-dimensional RDom stands for a single RVar. "
-                                             "Use its members (.x, .y, ...) instead.";
+    TESSERA_USER_CHECK(dimensions() == 1)
+        << "RDom " << name() << " has " << dimensions()
+        << " dimensions; only a one-dimensional RDom stands for a single RVar. "
+           "Use its members (.x, .y, ...) instead.";
     return x;
 }
 

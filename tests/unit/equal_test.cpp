@@ -70,7 +70,8 @@ TEST_CASE("statements compare structurally, including long let chains") {
 
 TEST_CASE("ExprLess is a strict weak order usable as a map key") {
     Expr x = int_var("x"), y = int_var("y");
-    std::vector<Expr> all = {x, y, i32(3), Add::make(x, y), Add::make(y, x), Mul::make(x, i32(2)), Min::make(x, y)};
+    std::vector<Expr> all = {
+        x, y, i32(3), Add::make(x, y), Add::make(y, x), Mul::make(x, i32(2)), Min::make(x, y)};
     for (const Expr& a : all) {
         CHECK_FALSE(ExprLess()(a, a));
         for (const Expr& b : all) {

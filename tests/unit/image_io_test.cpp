@@ -136,7 +136,7 @@ TEST_CASE("loading as another element type scales the samples as Halide's tools 
     u8.for_each_element([&](int x, int y, int c) {
         REQUIRE(widened(x, y, c) == u8(x, y, c) * 257);
         REQUIRE(unit(x, y, c) == doctest::Approx(u8(x, y, c) / 255.0));
-        REQUIRE(narrowed(x, y, c) == u16(x, y, c) >> 8);
+        REQUIRE(narrowed(x, y, c) == uint8_t(((u16(x, y, c) + 0x80) * 255 + 255) >> 16));
         REQUIRE(unit16(x, y, c) == doctest::Approx(u16(x, y, c) / 65535.0));
         REQUIRE(wide(x, y, c) == u16(x, y, c) * 65537u);
     });
@@ -292,7 +292,7 @@ TEST_CASE("bad files and bad buffers are RuntimeErrors naming the path and the r
     CHECK(contains(e, "cut.png"));
     CHECK(contains(e, "corrupt"));
 
-    CHECK(contains(runtime_error_of([&] { load_image<int16_t>(dir.file("whole.png")); }), "int16"));
+    CHECK(contains(runtime_error_of([&] { load_image<int*>(dir.file("whole.png")); }), "handle"));
     CHECK(contains(runtime_error_of([&] { save_image(Buffer<int>(4, 4), dir.file("i.png")); }), "int32"));
     CHECK(contains(runtime_error_of([&] { save_image(Buffer<uint8_t>(4), dir.file("1d.png")); }), "1-D"));
     CHECK(contains(runtime_error_of([&] { save_image(Buffer<uint8_t>(4, 4, 5), dir.file("5.png")); }), "5"));

@@ -49,8 +49,8 @@ TEST_CASE("intervals have unbounded ends, single points, unions and intersection
     CHECK(str(interval_union(range(0, 5), Interval(Expr(), i32(2)))) == "[-inf, 5]");
     CHECK(str(interval_intersection(range(0, 5), range(3, 9))) == "[3, 5]");
     CHECK(str(interval_intersection(range(0, 5), Interval(i32(2), Expr()))) == "[2, 5]");
-    CHECK(str(interval_union(Interval(x, Add::make(x, i32(4))), Interval(Add::make(x, i32(1)), Add::make(x, i32(8))))) ==
-          "[x, (x + 8)]");
+    CHECK(str(interval_union(Interval(x, Add::make(x, i32(4))),
+                             Interval(Add::make(x, i32(1)), Add::make(x, i32(8))))) == "[x, (x + 8)]");
 }
 
 TEST_CASE("bounds of sums and differences follow the variables' intervals") {
@@ -97,7 +97,8 @@ TEST_CASE("bounds of min, max and select") {
     CHECK(bounds(Max::make(x, y), {{"x", range(0, 10)}, {"y", range(-3, 20)}}) == "[0, 20]");
     CHECK(bounds(Min::make(x, i32(5)), {{"x", Interval(i32(0), Expr())}}) == "[0, 5]");
     CHECK(bounds(Max::make(x, i32(5)), {{"x", Interval(Expr(), i32(3))}}) == "[5, 5]");
-    CHECK(bounds(Max::make(Min::make(x, Sub::make(n, i32(1))), i32(0))) == "[max(min(x, (n - 1)), 0), max(min(x, (n - 1)), 0)]");
+    CHECK(bounds(Max::make(Min::make(x, Sub::make(n, i32(1))), i32(0))) ==
+          "[max(min(x, (n - 1)), 0), max(min(x, (n - 1)), 0)]");
     CHECK(bounds(Max::make(Min::make(x, Sub::make(n, i32(1))), i32(0)), {{"x", Interval::everything()}}) ==
           "[0, max((n - 1), 0)]");
     CHECK(bounds(Select::make(LT::make(y, i32(0)), x, i32(100)), {{"x", range(0, 10)}}) == "[0, 100]");
@@ -112,8 +113,8 @@ TEST_CASE("bounds of casts keep the range where the cast cannot wrap") {
     CHECK(bounds(Cast::make(Int(64), x), {{"x", Interval(a, b)}}) == "[int64(a), int64(b)]");
     CHECK(bounds(Cast::make(Int(32), x), {{"x", range(0, 9)}}) == "[0, 9]");
     Expr fx = Variable::make(Float(32), "fx");
-    CHECK(bounds(Cast::make(Int(32), fx), {{"fx", Interval(FloatImm::make(Float(32), -1.5), FloatImm::make(Float(32), 2.5))}}) ==
-          "[-1, 2]");
+    CHECK(bounds(Cast::make(Int(32), fx), {{"fx", Interval(FloatImm::make(Float(32), -1.5),
+                                                           FloatImm::make(Float(32), 2.5))}}) == "[-1, 2]");
     CHECK(bounds(Cast::make(Float(32), x), {{"x", range(-3, 3)}}) == "[-3.0f, 3.0f]");
 }
 
@@ -133,13 +134,15 @@ TEST_CASE("unknown values span their type: bounded for narrow types, not for int
           "[(uint8)0, (uint8)255]");
     CHECK(bounds(Add::make(u, c(UInt(8), 1))) == "[(u + (uint8)1), (u + (uint8)1)]");
     // Pure intrinsics of single points are single points.
-    Expr extent = Call::make_intrinsic(Int(32), Intrinsic::BufferExtent, {Variable::make(Handle(), "in.buffer"), i32(0)});
+    Expr extent = Call::make_intrinsic(Int(32), Intrinsic::BufferExtent,
+                                       {Variable::make(Handle(), "in.buffer"), i32(0)});
     CHECK(bounds_of_expr(Sub::make(extent, i32(1))).is_single_point());
 }
 
 TEST_CASE("bounds of lets, comparisons, ramps and broadcasts") {
     Expr t = int_var("t");
-    CHECK(bounds(Let::make("t", Mul::make(x, i32(2)), Add::make(t, i32(1))), {{"x", range(0, 10)}}) == "[1, 21]");
+    CHECK(bounds(Let::make("t", Mul::make(x, i32(2)), Add::make(t, i32(1))), {{"x", range(0, 10)}}) ==
+          "[1, 21]");
     CHECK(bounds(LT::make(x, y)) == "[(x < y), (x < y)]");
     CHECK(bounds(LT::make(x, i32(5)), {{"x", range(0, 10)}}) == "[(bool)0, (bool)1]");
     CHECK(bounds(LT::make(x, i32(50)), {{"x", range(0, 10)}}) == "[(bool)1, (bool)1]");
@@ -147,7 +150,8 @@ TEST_CASE("bounds of lets, comparisons, ramps and broadcasts") {
     CHECK(bounds(Ramp::make(x, i32(-1), 4), {{"x", range(0, 10)}}) == "[-3, 10]");
     CHECK(bounds(Ramp::make(x, i32(1), 8)) == "[x, (x + 7)]");
     CHECK(bounds(Broadcast::make(x, 8), {{"x", range(0, 10)}}) == "[0, 10]");
-    CHECK(bounds(Add::make(Ramp::make(x, i32(1), 4), Broadcast::make(y, 4)), {{"x", range(0, 10)}}) == "[y, (y + 13)]");
+    CHECK(bounds(Add::make(Ramp::make(x, i32(1), 4), Broadcast::make(y, 4)), {{"x", range(0, 10)}}) ==
+          "[y, (y + 13)]");
 }
 
 TEST_CASE("boxes touched by a loop nest: calls, provides, loops, lets and ifs") {
@@ -155,7 +159,8 @@ TEST_CASE("boxes touched by a loop nest: calls, provides, loops, lets and ifs") 
     Expr g = func_call(Int(32), "g", {Add::make(x, i32(1)), Mul::make(y, i32(2))});
     Expr in = image_call(Int(32), "in", {Sub::make(x, i32(1)), i32(0)});
     Stmt provide = Provide::make("f", {Add::make(g, in)}, {x, y});
-    Stmt nest = For::make("x", i32(0), n, ForKind::Serial, For::make("y", i32(0), i32(10), ForKind::Serial, provide));
+    Stmt nest =
+        For::make("x", i32(0), n, ForKind::Serial, For::make("y", i32(0), i32(10), ForKind::Serial, provide));
     std::map<std::string, Box> boxes = boxes_touched(nest);
     REQUIRE(boxes.size() == 3);
     CHECK(str(boxes["f"][0]) == "[0, (n - 1)]");
@@ -167,8 +172,9 @@ TEST_CASE("boxes touched by a loop nest: calls, provides, loops, lets and ifs") 
 
     // Several sites are united; lets bind their values' intervals.
     Expr t = int_var("t");
-    Stmt two = Block::make(Evaluate::make(func_call(Int(32), "g", {Sub::make(x, i32(5))})),
-                           LetStmt::make("t", Add::make(x, i32(2)), Evaluate::make(func_call(Int(32), "g", {t}))));
+    Stmt two =
+        Block::make(Evaluate::make(func_call(Int(32), "g", {Sub::make(x, i32(5))})),
+                    LetStmt::make("t", Add::make(x, i32(2)), Evaluate::make(func_call(Int(32), "g", {t}))));
     boxes = boxes_touched(For::make("x", a, i32(4), ForKind::Serial, two));
     CHECK(str(boxes["g"][0]) == "[(a - 5), (a + 5)]");
 
@@ -178,12 +184,14 @@ TEST_CASE("boxes touched by a loop nest: calls, provides, loops, lets and ifs") 
     CHECK(str(boxes["h"][0]) == "[0, min((n - 1), 99)]");
 
     // Loop bounds that are themselves ranges: the union over the outer loop.
-    Stmt inner = For::make("x", Mul::make(y, i32(8)), i32(8), ForKind::Serial, Evaluate::make(func_call(Int(32), "h", {x})));
+    Stmt inner = For::make("x", Mul::make(y, i32(8)), i32(8), ForKind::Serial,
+                           Evaluate::make(func_call(Int(32), "h", {x})));
     boxes = boxes_touched(For::make("y", i32(0), i32(4), ForKind::Serial, inner));
     CHECK(str(boxes["h"][0]) == "[0, 31]");
 
     // Only Func and image calls count.
-    CHECK(boxes_touched(Add::make(Load::make(Int(32), "buf", x), Call::make_extern(Int(32), "abs", {x}))).empty());
+    CHECK(boxes_touched(Add::make(Load::make(Int(32), "buf", x), Call::make_extern(Int(32), "abs", {x})))
+              .empty());
     // Given an expression and a scope.
     boxes = boxes_touched(func_call(UInt(8), "lut", {Cast::make(Int(32), func_call(UInt(8), "f", {x}))}),
                           {{"x", range(0, 3)}});
@@ -198,11 +206,24 @@ TEST_CASE("unbounded coordinates give unbounded boxes, which bounds inference re
     CHECK(str(boxes["f"][0]) == "[0, 9]");
 }
 
+TEST_CASE("a loop whose bounds mention a variable of its own name is bounded in the outer meaning") {
+    // for (x, 0, min(x % 7, 5)): the extent's x is the x outside the loop.
+    Stmt inner = Evaluate::make(func_call(Int(32), "h", {x}));
+    Stmt loop = For::make("x", i32(0), Min::make(Mod::make(x, i32(7)), i32(5)), ForKind::Serial,
+                          For::make("x", i32(1), Min::make(x, i32(5)), ForKind::Serial, inner));
+    std::map<std::string, Box> boxes = boxes_touched(loop);
+    REQUIRE(boxes["h"][0].is_bounded());
+    // The outer x runs over [0, 4] and the inner over [1, outer x]: h is read in [1, 4].
+    CHECK(can_prove(LE::make(boxes["h"][0].max, i32(5))));
+    CHECK(can_prove(GE::make(boxes["h"][0].min, i32(1))));
+}
+
 TEST_CASE("boxes of long let chains are found without deep recursion") {
     const int count = 20000;
     Stmt s = Evaluate::make(func_call(Int(32), "g", {int_var("v" + std::to_string(count - 1))}));
     for (int i = count - 1; i >= 1; i--) {
-        s = LetStmt::make("v" + std::to_string(i), Add::make(int_var("v" + std::to_string(i - 1)), i32(1)), s);
+        s = LetStmt::make("v" + std::to_string(i), Add::make(int_var("v" + std::to_string(i - 1)), i32(1)),
+                          s);
     }
     s = LetStmt::make("v0", x, s);
     std::map<std::string, Box> boxes = boxes_touched(For::make("x", i32(0), i32(10), ForKind::Serial, s));
@@ -213,8 +234,9 @@ TEST_CASE("boxes of long let chains are found without deep recursion") {
 
 namespace {
 
-void check_bounds_contain_values(uint32_t seed) {
+void check_bounds_contain_values(uint32_t seed, bool big_constants = false) {
     test::RandomExprs gen(seed);
+    gen.big_constants = big_constants;
     int checked = 0;
     for (int iteration = 0; iteration < 2000; iteration++) {
         Type t = gen.random_type();
@@ -238,22 +260,24 @@ void check_bounds_contain_values(uint32_t seed) {
                 for (const char* name : {"x", "y", "z"}) {
                     const std::string v = test::RandomExprs::var_name(name, vt);
                     ev.env[v] = gen.random_value(vt);
-                    if (ranges.count(v)) ev.env[v] = ranges[v].first + gen.pick(int(ranges[v].second - ranges[v].first + 1));
+                    if (ranges.count(v))
+                        ev.env[v] = ranges[v].first + gen.pick(int(ranges[v].second - ranges[v].first + 1));
                 }
             }
             ev.env["y_int32"] = ev.env["z_int32"] - 2 + gen.pick(8);
             const int64_t value = ev.eval(e);
             if (ev.overflowed) continue;  // Int(32) overflow is assumed away
             test::Evaluator ends = ev;
-            const std::optional<int64_t> lo = bounds.min.defined() ? std::optional<int64_t>(ends.eval(bounds.min)) : std::nullopt;
-            const std::optional<int64_t> hi = bounds.max.defined() ? std::optional<int64_t>(ends.eval(bounds.max)) : std::nullopt;
+            // An unbounded end bounds nothing.
+            const int64_t lo = bounds.min.defined() ? ends.eval(bounds.min) : INT64_MIN;
+            const int64_t hi = bounds.max.defined() ? ends.eval(bounds.max) : INT64_MAX;
             if (ends.overflowed) continue;
             checked++;
-            if ((lo && value < *lo) || (hi && value > *hi)) {
+            if (value < lo || value > hi) {
                 std::string env;
                 for (const auto& [k, v] : ev.env) env += k + "=" + std::to_string(v) + " ";
-                FAIL_CHECK("a value escapes its bounds\n  expression: " << e << "\n  bounds: " << bounds << "\n  at " << env
-                                                                     << "\n  value " << value);
+                FAIL_CHECK("a value escapes its bounds\n  expression: "
+                           << e << "\n  bounds: " << bounds << "\n  at " << env << "\n  value " << value);
                 return;
             }
         }
@@ -266,6 +290,10 @@ void check_bounds_contain_values(uint32_t seed) {
 
 TEST_CASE("randomized: the bounds of an expression contain each value it takes") {
     for (uint32_t seed : {21u, 22u, 23u, 24u}) check_bounds_contain_values(seed);
+}
+
+TEST_CASE("randomized: bounds contain each value also with constants near the int32 limits") {
+    for (uint32_t seed : {25u, 26u}) check_bounds_contain_values(seed, true);
 }
 
 // ---- Randomized: boxes contain every site a loop nest touches ----
@@ -282,36 +310,42 @@ public:
     Expr coordinate() {
         Expr e = gen.expr(Int(32), 2);
         switch (gen.pick(4)) {
-        case 0: return Add::make(e, Cast::make(Int(32), func_call(UInt(8), "lut", {gen.expr(Int(32), 1)})));
-        case 1: return gen.leaf(Int(32));
-        default: return e;
+            case 0:
+                return Add::make(e, Cast::make(Int(32), func_call(UInt(8), "lut", {gen.expr(Int(32), 1)})));
+            case 1: return gen.leaf(Int(32));
+            default: return e;
         }
     }
 
     Stmt nest(int depth) {
         switch (depth <= 0 ? 0 : gen.pick(6)) {
-        case 0: {
-            Expr value = Add::make(func_call(Int(32), "g", {coordinate()}), image_call(Int(32), "in", {coordinate(), coordinate()}));
-            return Provide::make("f", {value}, {coordinate()});
-        }
-        case 1:
-        case 2: {
-            const std::string name = test::RandomExprs::var_name(gen.pick(2) ? "x" : "y", Int(32));
-            Expr min = gen.pick(2) ? i32(gen.pick(9) - 4) : gen.expr(Int(32), 1);
-            Expr extent = gen.pick(4) ? i32(gen.pick(6)) : Min::make(gen.expr(Int(32), 1), i32(5));
-            return For::make(name, min, extent, ForKind::Serial, nest(depth - 1));
-        }
-        case 3: {
-            Expr cond = gen.pick(2) ? gen.condition(Int(32), 1) : LT::make(gen.leaf(Int(32)), gen.expr(Int(32), 1));
-            return IfThenElse::make(cond, nest(depth - 1), gen.pick(2) ? nest(depth - 1) : Stmt());
-        }
-        case 4: {
-            const std::string name = gen.pick(3) == 0 ? "x_int32" : "t" + std::to_string(gen.pick(2)) + "_int32";
-            Stmt body = nest(depth - 1);
-            if (gen.pick(2)) body = Block::make(body, Evaluate::make(func_call(Int(32), "g", {Variable::make(Int(32), name)})));
-            return LetStmt::make(name, gen.expr(Int(32), 2), body);
-        }
-        default: return Block::make(nest(depth - 1), nest(depth - 1));
+            case 0: {
+                Expr value = Add::make(func_call(Int(32), "g", {coordinate()}),
+                                       image_call(Int(32), "in", {coordinate(), coordinate()}));
+                return Provide::make("f", {value}, {coordinate()});
+            }
+            case 1:
+            case 2: {
+                const std::string name = test::RandomExprs::var_name(gen.pick(2) ? "x" : "y", Int(32));
+                Expr min = gen.pick(2) ? i32(gen.pick(9) - 4) : gen.expr(Int(32), 1);
+                Expr extent = gen.pick(4) ? i32(gen.pick(6)) : Min::make(gen.expr(Int(32), 1), i32(5));
+                return For::make(name, min, extent, ForKind::Serial, nest(depth - 1));
+            }
+            case 3: {
+                Expr cond = gen.pick(2) ? gen.condition(Int(32), 1)
+                                        : LT::make(gen.leaf(Int(32)), gen.expr(Int(32), 1));
+                return IfThenElse::make(cond, nest(depth - 1), gen.pick(2) ? nest(depth - 1) : Stmt());
+            }
+            case 4: {
+                const std::string name =
+                    gen.pick(3) == 0 ? "x_int32" : "t" + std::to_string(gen.pick(2)) + "_int32";
+                Stmt body = nest(depth - 1);
+                if (gen.pick(2))
+                    body = Block::make(
+                        body, Evaluate::make(func_call(Int(32), "g", {Variable::make(Int(32), name)})));
+                return LetStmt::make(name, gen.expr(Int(32), 2), body);
+            }
+            default: return Block::make(nest(depth - 1), nest(depth - 1));
         }
     }
 };
@@ -334,7 +368,8 @@ void check_boxes_contain_sites(uint32_t seed) {
         for (int sample = 0; sample < 4; sample++) {
             test::Interpreter run;
             for (Type vt : test::RandomExprs::types()) {
-                for (const char* name : {"x", "y", "z"}) run.ev.env[test::RandomExprs::var_name(name, vt)] = gen.random_value(vt);
+                for (const char* name : {"x", "y", "z"})
+                    run.ev.env[test::RandomExprs::var_name(name, vt)] = gen.random_value(vt);
             }
             if (z_in_scope) run.ev.env["z_int32"] = z_lo + gen.pick(int(z_hi - z_lo + 1));
             test::Evaluator outside = run.ev;
@@ -346,14 +381,14 @@ void check_boxes_contain_sites(uint32_t seed) {
                 REQUIRE(box.size() == coordinates.size());
                 for (size_t d = 0; d < box.size(); d++) {
                     test::Evaluator ends = outside;
-                    std::optional<int64_t> lo, hi;
-                    if (box[d].min.defined()) lo = ends.eval(box[d].min);
-                    if (box[d].max.defined()) hi = ends.eval(box[d].max);
+                    const int64_t lo = box[d].min.defined() ? ends.eval(box[d].min) : INT64_MIN;
+                    const int64_t hi = box[d].max.defined() ? ends.eval(box[d].max) : INT64_MAX;
                     if (ends.overflowed) continue;
                     checked++;
-                    if ((lo && coordinates[d] < *lo) || (hi && coordinates[d] > *hi)) {
-                        FAIL_CHECK("a site escapes its box: " << name << " dimension " << d << " at " << coordinates[d]
-                                                              << ", box " << box[d] << "\n" << s);
+                    if (coordinates[d] < lo || coordinates[d] > hi) {
+                        FAIL_CHECK("a site escapes its box: " << name << " dimension " << d << " at "
+                                                              << coordinates[d] << ", box " << box[d] << "\n"
+                                                              << s);
                         return;
                     }
                 }

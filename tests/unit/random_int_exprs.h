@@ -6,25 +6,28 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
-#include <tuple>
 #include <map>
 #include <optional>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ir/ir_util.h"
 
 namespace tessera::test {
 
+__extension__ typedef __int128 int128;
+__extension__ typedef unsigned __int128 uint128;
+
 using ir::Expr;
 
-inline int64_t wrap_to(Type t, __int128 v) {
+inline int64_t wrap_to(Type t, int128 v) {
     const int bits = t.bits();
-    const unsigned __int128 modulus = (unsigned __int128)1 << bits;
-    unsigned __int128 u = (unsigned __int128)v % modulus;  // v mod 2^bits, as two's complement does
-    if (t.is_int() && u >= modulus / 2) return int64_t(__int128(u) - __int128(modulus));
+    const uint128 modulus = (uint128)1 << bits;
+    uint128 u = (uint128)v % modulus;  // v mod 2^bits, as two's complement does
+    if (t.is_int() && u >= modulus / 2) return int64_t(int128(u) - int128(modulus));
     return int64_t(u);
 }
 
@@ -55,11 +58,14 @@ public:
     template <typename F>
     auto with(const std::string& name, int64_t value, F f) {
         auto old = env.find(name);
-        std::optional<int64_t> saved = old == env.end() ? std::nullopt : std::optional<int64_t>(old->second);
+        const bool had = old != env.end();
+        const int64_t saved = had ? old->second : 0;
         env[name] = value;
         auto restore = [&] {
-            if (saved) env[name] = *saved;
-            else env.erase(name);
+            if (had)
+                env[name] = saved;
+            else
+                env.erase(name);
         };
         if constexpr (std::is_void_v<decltype(f())>) {
             f();
@@ -78,9 +84,9 @@ public:
         if (const UIntImm* u = e.as<UIntImm>()) return int64_t(u->value);
         if (const Variable* v = e.as<Variable>()) return env.at(v->name);
         if (const Cast* c = e.as<Cast>()) return wrap_to(t, eval(c->value));
-        if (const Add* op = e.as<Add>()) return arith(t, __int128(eval(op->a)) + eval(op->b));
-        if (const Sub* op = e.as<Sub>()) return arith(t, __int128(eval(op->a)) - eval(op->b));
-        if (const Mul* op = e.as<Mul>()) return arith(t, __int128(eval(op->a)) * eval(op->b));
+        if (const Add* op = e.as<Add>()) return arith(t, int128(eval(op->a)) + eval(op->b));
+        if (const Sub* op = e.as<Sub>()) return arith(t, int128(eval(op->a)) - eval(op->b));
+        if (const Mul* op = e.as<Mul>()) return arith(t, int128(eval(op->a)) * eval(op->b));
         if (const Div* op = e.as<Div>()) return arith(t, floor_div(eval(op->a), eval(op->b)));
         if (const Mod* op = e.as<Mod>()) return arith(t, floor_mod(eval(op->a), eval(op->b)));
         if (const Min* op = e.as<Min>()) return std::min(eval(op->a), eval(op->b));
@@ -94,7 +100,8 @@ public:
         if (const And* op = e.as<And>()) return eval(op->a) && eval(op->b);
         if (const Or* op = e.as<Or>()) return eval(op->a) || eval(op->b);
         if (const Not* op = e.as<Not>()) return !eval(op->a);
-        if (const Select* op = e.as<Select>()) return eval(op->condition) ? eval(op->true_value) : eval(op->false_value);
+        if (const Select* op = e.as<Select>())
+            return eval(op->condition) ? eval(op->true_value) : eval(op->false_value);
         if (const Let* op = e.as<Let>()) return let(op);
         if (const Call* op = e.as<Call>(); op && on_call) {
             std::vector<int64_t> args;
@@ -105,7 +112,7 @@ public:
     }
 
 private:
-    int64_t arith(Type t, __int128 exact) {
+    int64_t arith(Type t, int128 exact) {
         if (t == Int(32) && (exact < INT32_MIN || exact > INT32_MAX)) overflowed = true;
         return wrap_to(t, exact);
     }
@@ -114,7 +121,6 @@ private:
         int64_t value = eval(op->value);
         return with(op->name, value, [&] { return eval(op->body); });
     }
-
 };
 
 // Runs loop nests of For, LetStmt, IfThenElse, Block, Provide, Store and Evaluate, recording every
@@ -181,9 +187,11 @@ public:
     bool big_constants = false;
 
     int64_t random_constant(Type t) {
-        static const std::vector<int64_t> big = {INT32_MAX, INT32_MIN, INT32_MAX - 1, INT32_MIN + 1, 1 << 30, -(1 << 30), 65535};
+        static const std::vector<int64_t> big = {INT32_MAX, INT32_MIN,  INT32_MAX - 1, INT32_MIN + 1,
+                                                 1 << 30,   -(1 << 30), 65535};
         if (t == Int(32) && big_constants && pick(4) == 0) return big[pick(int(big.size()))];
-        static const std::vector<int64_t> i32 = {0, 1, -1, 2, -2, 3, -3, 4, 7, -8, 16, 100, -100, 1000, -4096};
+        static const std::vector<int64_t> i32 = {0, 1,  -1, 2,   -2,   3,    -3,   4,
+                                                 7, -8, 16, 100, -100, 1000, -4096};
         static const std::vector<int64_t> i8 = {0, 1, -1, 2, -2, 3, 7, -8, 16, 100, -100, 127, -128};
         static const std::vector<int64_t> u8 = {0, 1, 2, 3, 4, 7, 16, 100, 128, 200, 255};
         static const std::vector<int64_t> u16 = {0, 1, 2, 3, 7, 16, 255, 1000, 40000, 65535};
@@ -208,24 +216,25 @@ public:
         if (depth <= 0 || pick(5) == 0) return leaf(t);
         auto sub = [&] { return expr(t, depth - 1); };
         switch (pick(11)) {
-        case 0: return Add::make(sub(), sub());
-        case 1: return Sub::make(sub(), sub());
-        case 2: return Mul::make(sub(), pick(2) ? make_const(t, random_constant(t)) : sub());
-        case 3: return Div::make(sub(), pick(2) ? make_const(t, random_constant(t)) : sub());
-        case 4: return Mod::make(sub(), pick(2) ? make_const(t, random_constant(t)) : sub());
-        case 5: return Min::make(sub(), sub());
-        case 6: return Max::make(sub(), sub());
-        case 7: return Select::make(condition(t, depth - 1), sub(), sub());
-        case 8: {
-            Type from = random_type();
-            return Cast::make(t, expr(from, depth - 1));
-        }
-        case 9: {
-            // A let whose name shadows a variable now and then.
-            const std::string name = pick(3) == 0 ? var_name("x", t) : "t" + std::to_string(pick(3)) + "_" + type_name(t);
-            return Let::make(name, sub(), expr_with(t, depth - 1, name));
-        }
-        default: return Add::make(Mul::make(sub(), make_const(t, random_constant(t))), sub());
+            case 0: return Add::make(sub(), sub());
+            case 1: return Sub::make(sub(), sub());
+            case 2: return Mul::make(sub(), pick(2) ? make_const(t, random_constant(t)) : sub());
+            case 3: return Div::make(sub(), pick(2) ? make_const(t, random_constant(t)) : sub());
+            case 4: return Mod::make(sub(), pick(2) ? make_const(t, random_constant(t)) : sub());
+            case 5: return Min::make(sub(), sub());
+            case 6: return Max::make(sub(), sub());
+            case 7: return Select::make(condition(t, depth - 1), sub(), sub());
+            case 8: {
+                Type from = random_type();
+                return Cast::make(t, expr(from, depth - 1));
+            }
+            case 9: {
+                // A let whose name shadows a variable now and then.
+                const std::string name =
+                    pick(3) == 0 ? var_name("x", t) : "t" + std::to_string(pick(3)) + "_" + type_name(t);
+                return Let::make(name, sub(), expr_with(t, depth - 1, name));
+            }
+            default: return Add::make(Mul::make(sub(), make_const(t, random_constant(t))), sub());
         }
     }
 
@@ -233,15 +242,15 @@ public:
         using namespace ir;
         auto sub = [&] { return expr(t, depth); };
         switch (pick(9)) {
-        case 0: return EQ::make(sub(), sub());
-        case 1: return NE::make(sub(), sub());
-        case 2: return LT::make(sub(), sub());
-        case 3: return LE::make(sub(), sub());
-        case 4: return GT::make(sub(), sub());
-        case 5: return GE::make(sub(), sub());
-        case 6: return And::make(condition(t, depth - 1), condition(t, depth - 1));
-        case 7: return Or::make(condition(t, depth - 1), condition(t, depth - 1));
-        default: return Not::make(condition(t, depth - 1));
+            case 0: return EQ::make(sub(), sub());
+            case 1: return NE::make(sub(), sub());
+            case 2: return LT::make(sub(), sub());
+            case 3: return LE::make(sub(), sub());
+            case 4: return GT::make(sub(), sub());
+            case 5: return GE::make(sub(), sub());
+            case 6: return And::make(condition(t, depth - 1), condition(t, depth - 1));
+            case 7: return Or::make(condition(t, depth - 1), condition(t, depth - 1));
+            default: return Not::make(condition(t, depth - 1));
         }
     }
 

@@ -18,7 +18,12 @@ Expr i32(int64_t v) { return make_const(Int(32), v); }
 Expr c(Type t, int64_t v) { return make_const(t, v); }
 Expr f32(double v) { return FloatImm::make(Float(32), v); }
 Expr f64(double v) { return FloatImm::make(Float(64), v); }
-std::string s(const Expr& e, const std::map<std::string, Interval>& known = {}) { return to_string(simplify(e, known)); }
+std::string s(const Expr& e, const std::map<std::string, Interval>& known = {}) {
+    return to_string(simplify(e, known));
+}
+Interval range_of(int64_t lo, int64_t hi) {
+    return Interval(make_const(Int(32), lo), make_const(Int(32), hi));
+}
 
 Expr x = int_var("x"), y = int_var("y"), z = int_var("z");
 
@@ -34,7 +39,8 @@ TEST_CASE("integer arithmetic folds with wrapping at the type's width") {
     CHECK(s(Sub::make(c(UInt(16), 0), c(UInt(16), 1))) == "(uint16)65535");
     CHECK(s(Add::make(i32(std::numeric_limits<int32_t>::max()), i32(1))) == "-2147483648");
     Expr big = IntImm::make(Int(64), std::numeric_limits<int64_t>::max());
-    CHECK(*as_const_int(simplify(Add::make(big, IntImm::make(Int(64), 1)))) == std::numeric_limits<int64_t>::min());
+    CHECK(*as_const_int(simplify(Add::make(big, IntImm::make(Int(64), 1)))) ==
+          std::numeric_limits<int64_t>::min());
     Expr umax = UIntImm::make(UInt(64), ~uint64_t(0));
     CHECK(*as_const_uint(simplify(Mul::make(umax, umax))) == 1);
     CHECK(*as_const_uint(simplify(Add::make(umax, UIntImm::make(UInt(64), 2)))) == 1);
@@ -44,8 +50,9 @@ TEST_CASE("integer division and modulo fold as Euclidean, and by zero to zero") 
     struct Case {
         int64_t a, b, q, r;
     };
-    for (Case k : {Case{7, 2, 3, 1}, Case{-7, 2, -4, 1}, Case{7, -2, -3, 1}, Case{-7, -2, 4, 1}, Case{-8, 2, -4, 0},
-                   Case{6, -3, -2, 0}, Case{0, 5, 0, 0}, Case{5, 0, 0, 0}, Case{-5, 0, 0, 0}}) {
+    for (Case k :
+         {Case{7, 2, 3, 1}, Case{-7, 2, -4, 1}, Case{7, -2, -3, 1}, Case{-7, -2, 4, 1}, Case{-8, 2, -4, 0},
+          Case{6, -3, -2, 0}, Case{0, 5, 0, 0}, Case{5, 0, 0, 0}, Case{-5, 0, 0, 0}}) {
         for (Type t : {Int(8), Int(32), Int(64)}) {
             CAPTURE(k.a);
             CAPTURE(k.b);
@@ -152,6 +159,18 @@ TEST_CASE("bitwise intrinsics and abs fold") {
     CHECK(*as_const_float(simplify(Call::make_intrinsic(Float(32), Intrinsic::Floor, {f32(-1.5)}))) == -2.0);
 }
 
+TEST_CASE("vector arithmetic on ramps and broadcasts folds lane-wise") {
+    CHECK(s(Add::make(Ramp::make(x, i32(1), 4), Broadcast::make(i32(2), 4))) == "ramp((x + 2), 1, 4)");
+    CHECK(s(Mul::make(Ramp::make(x, i32(1), 4), Broadcast::make(i32(3), 4))) == "ramp((x * 3), 3, 4)");
+    CHECK(s(Sub::make(Ramp::make(x, i32(2), 8), Ramp::make(x, i32(1), 8))) == "ramp(0, 1, 8)");
+    CHECK(s(Sub::make(Ramp::make(x, i32(1), 8), Ramp::make(y, i32(1), 8))) == "x8((x - y))");
+    CHECK(s(Mul::make(Broadcast::make(i32(3), 4), Broadcast::make(i32(4), 4))) == "x4(12)");
+    CHECK(s(LT::make(Broadcast::make(i32(3), 4), Broadcast::make(i32(4), 4))) == "x4((bool)1)");
+    CHECK(s(Select::make(Broadcast::make(const_false(), 4), Broadcast::make(x, 4),
+                         Ramp::make(y, i32(1), 4))) == "ramp(y, 1, 4)");
+    CHECK(s(Cast::make(Float(32, 4), Broadcast::make(i32(2), 4))) == "x4(2.0f)");
+}
+
 // ---- Linear forms ----
 
 TEST_CASE("integer sums come back as canonical linear forms") {
@@ -162,7 +181,8 @@ TEST_CASE("integer sums come back as canonical linear forms") {
     CHECK(s(Add::make(y, x)) == "(x + y)");
     CHECK(s(Sub::make(i32(3), x)) == "(3 - x)");
     CHECK(s(Sub::make(x, i32(3))) == "(x - 3)");
-    CHECK(s(Add::make(Add::make(Mul::make(y, i32(3)), i32(5)), Mul::make(x, i32(2)))) == "(((x * 2) + (y * 3)) + 5)");
+    CHECK(s(Add::make(Add::make(Mul::make(y, i32(3)), i32(5)), Mul::make(x, i32(2)))) ==
+          "(((x * 2) + (y * 3)) + 5)");
     CHECK(s(Mul::make(Add::make(x, i32(1)), i32(4))) == "((x * 4) + 4)");
     CHECK(s(Sub::make(Mul::make(x, y), Mul::make(y, x))) == "0");
     CHECK(s(Sub::make(Sub::make(i32(0), x), y)) == "((0 - x) - y)");
@@ -215,10 +235,42 @@ TEST_CASE("min and max of provably ordered operands pick one") {
                                               {"x", Interval(y, Add::make(y, i32(3)))}};
     CHECK(s(Min::make(x, Add::make(y, i32(3))), nested) == "x");
     CHECK(s(Max::make(x, y), nested) == "x");
+    // Also through lets whose values use the loop variable (interval arithmetic alone forgets
+    // that y's interval and y.min are related).
+    Expr ymin = int_var("ymin"), m = int_var("m");
+    Stmt nest = For::make(
+        "y", ymin, m, ForKind::Serial,
+        LetStmt::make("t", Mul::make(y, i32(2)), Store::make("f", Min::make(y, ymin), int_var("t"))));
+    CHECK(to_string(simplify(LetStmt::make("ymin", Min::make(m, i32(5)), nest))) ==
+          "let ymin = min(m, 5)\nfor (y, ymin, m) {\n  let t = (y * 2)\n  f[t] = ymin\n}\n");
     // Narrow types use their ranges: every uint8 is at most 255.
     Expr u = Variable::make(UInt(8), "u");
     CHECK(s(Min::make(u, c(UInt(8), 255))) == "u");
     CHECK(s(Min::make(Cast::make(Int(32), u), i32(300))) == "int32(u)");
+}
+
+TEST_CASE("rewrites never make an int32 expression overflow where the original does not") {
+    const int64_t int_min = std::numeric_limits<int32_t>::min(),
+                  int_max = std::numeric_limits<int32_t>::max();
+    // Constants are folded exactly: 100 - (x*100 + INT_MIN) is not (0 - x*100) - 2147483548.
+    Expr e = Sub::make(i32(100), Add::make(Mul::make(x, i32(100)), i32(int_min)));
+    test::Evaluator ev;
+    ev.env["x"] = 2;
+    CHECK(ev.eval(simplify(e)) == 2147483548);
+    // Differences the simplifier builds to prove things are exact (65535 - (INT_MIN + 1) does not
+    // wrap to "65535 is below INT_MIN + 1").
+    CHECK(s(Min::make(Min::make(x, i32(65535)), i32(int_min + 1))) == "min(x, -2147483647)");
+    CHECK(s(Max::make(Max::make(x, i32(65535)), i32(int_min + 1))) == "max(x, 65535)");
+    CHECK(s(Min::make(i32(int_min), x)) == "-2147483648");
+    CHECK(s(Max::make(i32(int_max), x)) == "2147483647");
+    CHECK(s(Min::make(x, i32(int_min)), {{"x", range_of(1, 1)}}) == "-2147483648");
+    // A comparison keeps its terms on their sides: y - x <= x is not y <= x*2.
+    CHECK(s(LE::make(Sub::make(y, x), x)) == "((y - x) <= x)");
+    // (z + 3*y + x/y) / -3 is not split into (z + x/y) / -3 - y, whose z + x/y may overflow.
+    CHECK(simplify(Div::make(Add::make(Add::make(z, Mul::make(y, i32(3))), Div::make(x, y)), i32(-3)))
+              .as<Div>());
+    // A remainder past the type: (min(y, INT_MIN) % 3) is 1, computed exactly.
+    CHECK(s(Div::make(Mod::make(Min::make(i32(int_min), y), i32(3)), i32(3))) == "0");
 }
 
 TEST_CASE("comparisons cancel common terms and use ranges") {
@@ -271,8 +323,7 @@ TEST_CASE("ifs with known conditions and asserts proved true disappear") {
     Stmt a = Store::make("f", i32(1), x), b = Store::make("f", i32(2), x);
     CHECK(to_string(simplify(IfThenElse::make(LT::make(i32(1), i32(2)), a, b))) == "f[x] = 1\n");
     CHECK(to_string(simplify(IfThenElse::make(LT::make(i32(2), i32(1)), a, b))) == "f[x] = 2\n");
-    Stmt loop = For::make("x", i32(0), i32(8), ForKind::Serial,
-                          IfThenElse::make(LT::make(x, i32(8)), a, b));
+    Stmt loop = For::make("x", i32(0), i32(8), ForKind::Serial, IfThenElse::make(LT::make(x, i32(8)), a, b));
     CHECK(to_string(simplify(loop)) == "for (x, 0, 8) {\n  f[x] = 1\n}\n");
     Expr msg = Call::make_intrinsic(Int(32), Intrinsic::ErrorMessage, {Expr("bad")});
     CHECK(to_string(simplify(Block::make(AssertStmt::make(LE::make(x, Add::make(x, i32(1))), msg), a))) ==
@@ -317,7 +368,9 @@ TEST_CASE("nested selects, mins and maxes simplify in reasonable time") {
     Expr r = simplify(e, {{"y", Interval(i32(0), i32(100))}});
     CHECK(r.defined());
     Expr chain = x;
-    for (int i = 0; i < 300; i++) chain = (i % 2 ? Expr(Min::make(chain, Add::make(y, i32(i)))) : Expr(Max::make(chain, Sub::make(z, i32(i)))));
+    for (int i = 0; i < 300; i++)
+        chain = (i % 2 ? Expr(Min::make(chain, Add::make(y, i32(i))))
+                       : Expr(Max::make(chain, Sub::make(z, i32(i)))));
     CHECK(simplify(chain).defined());
 }
 
@@ -325,8 +378,9 @@ TEST_CASE("nested selects, mins and maxes simplify in reasonable time") {
 
 namespace {
 
-void check_simplify_preserves_values(uint32_t seed, bool with_known) {
+void check_simplify_preserves_values(uint32_t seed, bool with_known, bool big_constants = false) {
     test::RandomExprs gen(seed);
+    gen.big_constants = big_constants;
     int checked = 0;
     for (int iteration = 0; iteration < 1500; iteration++) {
         Type t = gen.random_type();
@@ -346,7 +400,8 @@ void check_simplify_preserves_values(uint32_t seed, bool with_known) {
         for (int sample = 0; sample < 12; sample++) {
             test::Evaluator before, after;
             for (Type vt : test::RandomExprs::types()) {
-                for (const char* name : {"x", "y", "z"}) before.env[test::RandomExprs::var_name(name, vt)] = gen.random_value(vt);
+                for (const char* name : {"x", "y", "z"})
+                    before.env[test::RandomExprs::var_name(name, vt)] = gen.random_value(vt);
             }
             if (with_known) {
                 const int64_t xv = x_lo + gen.pick(int(x_hi - x_lo + 1));
@@ -361,8 +416,9 @@ void check_simplify_preserves_values(uint32_t seed, bool with_known) {
             if (got != expected) {
                 std::string env;
                 for (const auto& [k, v] : before.env) env += k + "=" + std::to_string(v) + " ";
-                FAIL_CHECK("simplify changed a value\n  original:   " << e << "\n  simplified: " << r << "\n  at " << env
-                                                                       << "\n  expected " << expected << ", got " << got);
+                FAIL_CHECK("simplify changed a value\n  original:   " << e << "\n  simplified: " << r
+                                                                      << "\n  at " << env << "\n  expected "
+                                                                      << expected << ", got " << got);
                 return;
             }
         }
@@ -378,4 +434,10 @@ TEST_CASE("randomized: simplified expressions evaluate as the originals") {
 
 TEST_CASE("randomized: simplified expressions evaluate as the originals within known intervals") {
     for (uint32_t seed : {11u, 12u, 13u}) check_simplify_preserves_values(seed, true);
+}
+
+TEST_CASE("randomized: with constants near the int32 limits, nothing overflows that did not before") {
+    // Samples whose original overflows are skipped; the others must keep their values exactly.
+    for (uint32_t seed : {41u, 42u}) check_simplify_preserves_values(seed, false, true);
+    for (uint32_t seed : {43u, 44u}) check_simplify_preserves_values(seed, true, true);
 }
