@@ -43,6 +43,44 @@ template <typename T, int Dims>
 Func mirror_interior(const Buffer<T, Dims>& b) {
     return mirror_interior(Func(b), bounds_of(b.contents()));
 }
+// Buffers and image parameters with explicit bounds; an undefined Range leaves a dimension
+// unbounded.
+template <typename T, int Dims>
+Func constant_exterior(const Buffer<T, Dims>& b, const Expr& value, const Region& bounds) {
+    return constant_exterior(Func(b), value, bounds);
+}
+template <typename T, int Dims>
+Func repeat_edge(const Buffer<T, Dims>& b, const Region& bounds) {
+    return repeat_edge(Func(b), bounds);
+}
+template <typename T, int Dims>
+Func repeat_image(const Buffer<T, Dims>& b, const Region& bounds) {
+    return repeat_image(Func(b), bounds);
+}
+template <typename T, int Dims>
+Func mirror_image(const Buffer<T, Dims>& b, const Region& bounds) {
+    return mirror_image(Func(b), bounds);
+}
+template <typename T, int Dims>
+Func mirror_interior(const Buffer<T, Dims>& b, const Region& bounds) {
+    return mirror_interior(Func(b), bounds);
+}
+Func constant_exterior(const ImageParam& p, const Expr& value, const Region& bounds);
+Func repeat_edge(const ImageParam& p, const Region& bounds);
+Func repeat_image(const ImageParam& p, const Region& bounds);
+Func mirror_image(const ImageParam& p, const Region& bounds);
+Func mirror_interior(const ImageParam& p, const Region& bounds);
+
+// Bounds as trailing (min, extent) pairs: constant_exterior(f, 0, 0, w, 0, h).
+template <typename Source, typename... Bounds>
+    requires(sizeof...(Bounds) >= 2 && sizeof...(Bounds) % 2 == 0)
+Func constant_exterior(const Source& source, const Expr& value, const Bounds&... bounds) {
+    std::vector<Expr> flat{Expr(bounds)...};
+    Region region;
+    for (size_t i = 0; i < flat.size(); i += 2) region.push_back({flat[i], flat[i + 1]});
+    return constant_exterior(source, value, region);
+}
+
 Func constant_exterior(const ImageParam& p, const Expr& value);
 Func repeat_edge(const ImageParam& p);
 Func repeat_image(const ImageParam& p);

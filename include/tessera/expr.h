@@ -23,7 +23,7 @@ public:
     Expr(int8_t x);
     Expr(int16_t x);
     Expr(int32_t x);
-    Expr(int64_t x);  // Int(32) when the value fits, Int(64) otherwise
+    Expr(int64_t x);
     Expr(uint8_t x);
     Expr(uint16_t x);
     Expr(uint32_t x);

@@ -45,6 +45,28 @@ private:
     int index_;
 };
 
+class FuncRef;
+
+// f(x, y)[i]: one value of a Tuple-valued Func, to read or to update on its own (the other values
+// keep theirs).
+class FuncTupleElementRef {
+public:
+    FuncTupleElementRef(const FuncRef& ref, int index);
+    Stage operator=(const Expr& value);
+    Stage operator=(const FuncTupleElementRef& value) { return *this = Expr(value); }
+    Stage operator+=(const Expr& value);
+    Stage operator-=(const Expr& value);
+    Stage operator*=(const Expr& value);
+    Stage operator/=(const Expr& value);
+    operator Expr() const;
+    int index() const { return index_; }
+
+private:
+    std::shared_ptr<lang::FunctionContents> function_;
+    std::vector<Expr> args_;
+    int index_;
+};
+
 // f(x, y): a call to f, or the left-hand side of a definition of f.
 class FuncRef {
 public:
@@ -61,6 +83,10 @@ public:
     Stage operator-=(const Expr& value);
     Stage operator*=(const Expr& value);
     Stage operator/=(const Expr& value);
+    Stage operator+=(const Tuple& values);
+    Stage operator-=(const Tuple& values);
+    Stage operator*=(const Tuple& values);
+    Stage operator/=(const Tuple& values);
     Stage operator+=(const FuncRef& value) { return *this += Expr(value); }
     Stage operator-=(const FuncRef& value) { return *this -= Expr(value); }
     Stage operator*=(const FuncRef& value) { return *this *= Expr(value); }
@@ -68,8 +94,8 @@ public:
 
     // The value of f at the arguments (its only value; f must not be Tuple-valued).
     operator Expr() const;
-    // The i-th value of a Tuple-valued f.
-    Expr operator[](int i) const;
+    // The i-th value of a Tuple-valued f, to read or to update alone.
+    FuncTupleElementRef operator[](int i) const;
     size_t size() const;
 
     const std::vector<Expr>& arguments() const { return args_; }
@@ -77,7 +103,7 @@ public:
 
 private:
     Stage define_update(const std::vector<Expr>& values);
-    Stage update_with(const Expr& value, int identity, Expr (*combine)(Expr, Expr), const char* op);
+    Stage update_with(const Tuple& values, int identity, Expr (*combine)(Expr, Expr), const char* op);
     std::shared_ptr<lang::FunctionContents> function_;
     std::vector<Expr> args_;
 };

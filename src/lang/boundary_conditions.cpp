@@ -102,6 +102,14 @@ Region bounds_of(const std::shared_ptr<lang::BufferContents>& b) {
     return r;
 }
 
+Func constant_exterior(const ImageParam& p, const Expr& value, const Region& bounds) {
+    return constant_exterior(Func(p), value, bounds);
+}
+Func repeat_edge(const ImageParam& p, const Region& bounds) { return repeat_edge(Func(p), bounds); }
+Func repeat_image(const ImageParam& p, const Region& bounds) { return repeat_image(Func(p), bounds); }
+Func mirror_image(const ImageParam& p, const Region& bounds) { return mirror_image(Func(p), bounds); }
+Func mirror_interior(const ImageParam& p, const Region& bounds) { return mirror_interior(Func(p), bounds); }
+
 Func constant_exterior(const ImageParam& p, const Expr& value) { return constant_exterior(Func(p), value, bounds_of(p)); }
 Func repeat_edge(const ImageParam& p) { return repeat_edge(Func(p), bounds_of(p)); }
 Func repeat_image(const ImageParam& p) { return repeat_image(Func(p), bounds_of(p)); }

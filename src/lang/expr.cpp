@@ -8,7 +8,7 @@ namespace tessera {
 Expr::Expr(int8_t x) : Expr(ir::IntImm::make(Int(8), x)) {}
 Expr::Expr(int16_t x) : Expr(ir::IntImm::make(Int(16), x)) {}
 Expr::Expr(int32_t x) : Expr(ir::IntImm::make(Int(32), x)) {}
-Expr::Expr(int64_t x) : Expr(ir::IntImm::make(Int(32).can_represent(x) ? Int(32) : Int(64), x)) {}
+Expr::Expr(int64_t x) : Expr(ir::IntImm::make(Int(64), x)) {}
 Expr::Expr(uint8_t x) : Expr(ir::UIntImm::make(UInt(8), x)) {}
 Expr::Expr(uint16_t x) : Expr(ir::UIntImm::make(UInt(16), x)) {}
 Expr::Expr(uint32_t x) : Expr(ir::UIntImm::make(UInt(32), x)) {}

@@ -1,6 +1,8 @@
 #include "tessera/func.h"
 
+#include <algorithm>
 #include <iostream>
+#include <set>
 
 #include "ir/ir_util.h"
 #include "ir/mutator.h"
@@ -8,6 +10,7 @@
 #include "ir/visitor.h"
 #include "lang/definition_checks.h"
 #include "lang/function.h"
+#include "lang/implicit_vars.h"
 #include "tessera/pipeline.h"
 #include "util/error_stream.h"
 
@@ -71,6 +74,69 @@ private:
     }
 };
 
+bool is_placeholder(const Expr& e) {
+    const ir::Variable* v = e.as<ir::Variable>();
+    return v && v->var_kind == ir::VariableKind::PureVar && Var::is_placeholder(v->name);
+}
+
+bool has_placeholder(const std::vector<Expr>& args) {
+    return std::any_of(args.begin(), args.end(), is_placeholder);
+}
+
+// The implicit Vars (_0, _1, ...) an expression uses, by index.
+class FindImplicitVars : public ir::Visitor {
+public:
+    std::set<int> indices;
+
+private:
+    void visit(const ir::Variable* op) override {
+        const int i = Var::implicit_index(op->name);
+        if (op->var_kind == ir::VariableKind::PureVar && i >= 0) indices.insert(i);
+    }
+};
+
+// f(x, _) = e: the placeholder stands for the implicit Vars e uses that the other arguments do not.
+std::vector<Expr> expand_definition_placeholder(const std::vector<Expr>& args, const std::vector<Expr>& values) {
+    FindImplicitVars used, named;
+    for (const Expr& v : values) used.include(v);
+    for (const Expr& a : args) named.include(a);
+    std::vector<Expr> expanded;
+    for (const Expr& a : args) {
+        if (!is_placeholder(a)) {
+            expanded.push_back(a);
+            continue;
+        }
+        for (int i : used.indices)
+            if (!named.indices.count(i)) expanded.push_back(Var::implicit(i));
+    }
+    return expanded;
+}
+
+// The Vars for a pure definition made implicitly by f(args) += e: the update's own pure Vars
+// where it has them, implicit Vars elsewhere.
+std::vector<Expr> pure_vars_like(const std::vector<Expr>& args) {
+    std::vector<Expr> vars;
+    std::set<std::string> taken;
+    for (const Expr& a : args) {
+        const ir::Variable* v = a.as<ir::Variable>();
+        if (v && v->var_kind == ir::VariableKind::PureVar) taken.insert(v->name);
+    }
+    for (size_t i = 0; i < args.size(); i++) {
+        const ir::Variable* v = args[i].as<ir::Variable>();
+        if (v && v->var_kind == ir::VariableKind::PureVar && std::count_if(vars.begin(), vars.end(), [&](const Expr& e) {
+                return e.as<ir::Variable>()->name == v->name;
+            }) == 0) {
+            vars.push_back(args[i]);
+            continue;
+        }
+        int k = int(i);
+        while (taken.count(Var::implicit(k).name())) k++;
+        taken.insert(Var::implicit(k).name());
+        vars.push_back(Var::implicit(k));
+    }
+    return vars;
+}
+
 lang::FunctionContents& require_defined(const std::shared_ptr<lang::FunctionContents>& f, const char* what) {
     TESSERA_USER_CHECK(f->defined()) << what << " of Func " << f->name
                                      << ", which has no definition yet. Define it first, e.g. " << f->name
@@ -105,6 +171,10 @@ Stage FuncRef::operator=(const FuncRef& value) {
 Stage FuncRef::operator=(const Tuple& values_tuple) {
     lang::FunctionContents& f = *function_;
     const std::vector<Expr>& values = values_tuple.as_vector();
+    if (has_placeholder(args_)) {
+        FuncRef expanded(function_, expand_definition_placeholder(args_, values));
+        return expanded = values_tuple;
+    }
     if (!f.defined()) {
         TESSERA_USER_CHECK(all_distinct_pure_vars(args_))
             << "the first definition of Func " << f.name << " is " << lang::describe_definition(f.name, args_, values)
@@ -144,52 +214,91 @@ Stage FuncRef::define_update(const std::vector<Expr>& values) {
     return Stage(function_, int(f.updates.size()));
 }
 
-Stage FuncRef::update_with(const Expr& value, int identity, Expr (*combine)(Expr, Expr), const char* op) {
+Stage FuncRef::update_with(const Tuple& values, int identity, Expr (*combine)(Expr, Expr), const char* op) {
     lang::FunctionContents& f = *function_;
-    TESSERA_USER_CHECK(value.defined()) << "Func " << f.name << " " << op << " an undefined Expr.";
+    for (size_t i = 0; i < values.size(); i++) {
+        TESSERA_USER_CHECK(values[i].defined()) << "Func " << f.name << " " << op << " an undefined Expr.";
+    }
     if (!f.defined()) {
         // As in Halide: f(args) += e on an undefined f first defines f to the operator's identity
-        // everywhere, with the type of e.
-        std::vector<Expr> vars;
-        for (size_t i = 0; i < args_.size(); i++) vars.push_back(Var::implicit(int(i)));
-        FuncRef(function_, vars) = ir::make_const(value.type(), int64_t(identity));
+        // everywhere, with the types of e.
+        std::vector<Expr> initial;
+        for (size_t i = 0; i < values.size(); i++) initial.push_back(ir::make_const(values[i].type(), int64_t(identity)));
+        FuncRef(function_, pure_vars_like(args_)) = Tuple(initial);
     }
-    TESSERA_USER_CHECK(f.output_types.size() == 1)
-        << "Func " << f.name << " has " << f.output_types.size() << " values; " << op
-        << " needs a single-valued Func. Update Tuple-valued Funcs with f(...) = Tuple(...).";
-    Expr current = FuncRef(function_, args_);
-    Expr updated = combine(current, value);
-    return define_update({updated});
+    TESSERA_USER_CHECK(f.output_types.size() == values.size())
+        << "Func " << f.name << " has " << f.output_types.size() << " value" << (f.output_types.size() == 1 ? "" : "s")
+        << ", but " << op << " gives " << values.size() << ".";
+    std::vector<Expr> updated;
+    FuncRef self(function_, args_);
+    for (size_t i = 0; i < values.size(); i++) {
+        Expr current = values.size() == 1 ? Expr(self) : Expr(self[int(i)]);
+        updated.push_back(combine(current, values[i]));
+    }
+    return define_update(updated);
 }
 
-Stage FuncRef::operator+=(const Expr& v) {
-    return update_with(v, 0, [](Expr a, Expr b) { return std::move(a) + std::move(b); }, "+=");
-}
-Stage FuncRef::operator-=(const Expr& v) {
-    return update_with(v, 0, [](Expr a, Expr b) { return std::move(a) - std::move(b); }, "-=");
-}
-Stage FuncRef::operator*=(const Expr& v) {
-    return update_with(v, 1, [](Expr a, Expr b) { return std::move(a) * std::move(b); }, "*=");
-}
-Stage FuncRef::operator/=(const Expr& v) {
-    return update_with(v, 1, [](Expr a, Expr b) { return std::move(a) / std::move(b); }, "/=");
-}
+namespace {
+Expr add(Expr a, Expr b) { return std::move(a) + std::move(b); }
+Expr subtract(Expr a, Expr b) { return std::move(a) - std::move(b); }
+Expr multiply(Expr a, Expr b) { return std::move(a) * std::move(b); }
+Expr divide(Expr a, Expr b) { return std::move(a) / std::move(b); }
+}  // namespace
+
+Stage FuncRef::operator+=(const Expr& v) { return update_with(Tuple(v), 0, add, "+="); }
+Stage FuncRef::operator-=(const Expr& v) { return update_with(Tuple(v), 0, subtract, "-="); }
+Stage FuncRef::operator*=(const Expr& v) { return update_with(Tuple(v), 1, multiply, "*="); }
+Stage FuncRef::operator/=(const Expr& v) { return update_with(Tuple(v), 1, divide, "/="); }
+Stage FuncRef::operator+=(const Tuple& v) { return update_with(v, 0, add, "+="); }
+Stage FuncRef::operator-=(const Tuple& v) { return update_with(v, 0, subtract, "-="); }
+Stage FuncRef::operator*=(const Tuple& v) { return update_with(v, 1, multiply, "*="); }
+Stage FuncRef::operator/=(const Tuple& v) { return update_with(v, 1, divide, "/="); }
 
 FuncRef::operator Expr() const {
     const lang::FunctionContents& f = require_defined(function_, "a call");
     TESSERA_USER_CHECK(f.output_types.size() == 1)
         << "Func " << f.name << " has " << f.output_types.size() << " values (a Tuple); select one with "
         << f.name << "(...)[i].";
-    return ir::Call::make_func(function_, lang::checked_call_args(f, args_, "a call of"), 0);
+    std::vector<Expr> args = args_;
+    lang::expand_placeholder(args, f.dimensions());
+    return ir::Call::make_func(function_, lang::checked_call_args(f, args, "a call of"), 0);
 }
 
-Expr FuncRef::operator[](int i) const {
+FuncTupleElementRef FuncRef::operator[](int i) const {
     const lang::FunctionContents& f = require_defined(function_, "a call");
     TESSERA_USER_CHECK(i >= 0 && i < int(f.output_types.size()))
         << "Func " << f.name << " has " << f.output_types.size() << " value" << (f.output_types.size() == 1 ? "" : "s")
         << "; there is no value [" << i << "].";
-    return ir::Call::make_func(function_, lang::checked_call_args(f, args_, "a call of"), i);
+    return FuncTupleElementRef(*this, i);
 }
+
+// --- FuncTupleElementRef ---
+
+FuncTupleElementRef::FuncTupleElementRef(const FuncRef& ref, int index)
+    : function_(ref.function()), args_(ref.arguments()), index_(index) {}
+
+FuncTupleElementRef::operator Expr() const {
+    const lang::FunctionContents& f = require_defined(function_, "a call");
+    std::vector<Expr> args = args_;
+    lang::expand_placeholder(args, f.dimensions());
+    return ir::Call::make_func(function_, lang::checked_call_args(f, args, "a call of"), index_);
+}
+
+// An update of one value: the others are written back unchanged.
+Stage FuncTupleElementRef::operator=(const Expr& value) {
+    const lang::FunctionContents& f = require_defined(function_, "an update of one value");
+    FuncRef whole(function_, args_);
+    std::vector<Expr> values;
+    for (int i = 0; i < int(f.output_types.size()); i++) {
+        values.push_back(i == index_ ? value : Expr(FuncTupleElementRef(whole, i)));
+    }
+    return whole = Tuple(values);
+}
+
+Stage FuncTupleElementRef::operator+=(const Expr& value) { return *this = Expr(*this) + value; }
+Stage FuncTupleElementRef::operator-=(const Expr& value) { return *this = Expr(*this) - value; }
+Stage FuncTupleElementRef::operator*=(const Expr& value) { return *this = Expr(*this) * value; }
+Stage FuncTupleElementRef::operator/=(const Expr& value) { return *this = Expr(*this) / value; }
 
 size_t FuncRef::size() const { return require_defined(function_, "a call").output_types.size(); }
 
