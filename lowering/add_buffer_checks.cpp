@@ -25,30 +25,37 @@ Expr message(int code, std::vector<Expr> parts) {
     return ir::Call::make_intrinsic(Int(32), ir::Intrinsic::ErrorMessage, std::move(parts));
 }
 
-std::string role(const PipelineArgument& a) { return a.kind == PipelineArgument::Kind::OutputBuffer ? "Output" : "Input"; }
+std::string role(const PipelineArgument& a) {
+    return a.kind == PipelineArgument::Kind::OutputBuffer ? "Output" : "Input";
+}
 
 // Type, dimensionality and host pointer: checked before any shape field is read.
 std::vector<Stmt> structural_checks(const PipelineArgument& a) {
     const std::string who = role(a) + " buffer " + a.name;
     const Type t = a.type;
-    Expr code = field(ir::Intrinsic::BufferTypeCode, a.name), bits = field(ir::Intrinsic::BufferTypeBits, a.name);
+    Expr code = field(ir::Intrinsic::BufferTypeCode, a.name),
+         bits = field(ir::Intrinsic::BufferTypeBits, a.name);
     Expr type_ok = ir::And::make(ir::EQ::make(code, i32(t.code())), ir::EQ::make(bits, i32(t.bits())));
     Expr dims = field(ir::Intrinsic::BufferDimensions, a.name);
-    Expr host = ir::Call::make_intrinsic(Handle(), ir::Intrinsic::BufferHost, {ir::Variable::make(Handle(), buffer_struct(a.name))});
+    Expr host = ir::Call::make_intrinsic(Handle(), ir::Intrinsic::BufferHost,
+                                         {ir::Variable::make(Handle(), buffer_struct(a.name))});
     Expr host_bits = ir::Reinterpret::make(UInt(64), host);
     return {
-        ir::AssertStmt::make(type_ok, message(tessera_error_bad_type,
-                                              {Expr(who + " has element type code "), code, Expr(" with "), bits,
-                                               Expr(" bits, but the pipeline uses it as " + type_name(t) + " (type code " +
-                                                    std::to_string(int(t.code())) + ", " + std::to_string(t.bits()) +
-                                                    " bits). Pass a buffer of " + type_name(t) + ".")})),
-        ir::AssertStmt::make(ir::EQ::make(dims, i32(a.dimensions)),
-                             message(tessera_error_bad_dimensions,
-                                     {Expr(who + " has "), dims,
-                                      Expr(" dimensions, but the pipeline uses it with " + std::to_string(a.dimensions) +
-                                           ". Pass a buffer with " + std::to_string(a.dimensions) + " dimensions.")})),
-        ir::AssertStmt::make(ir::NE::make(host_bits, ir::make_zero(UInt(64))),
-                             message(tessera_error_null_host, {Expr(who + " has no memory (a null host pointer).")})),
+        ir::AssertStmt::make(
+            type_ok, message(tessera_error_bad_type,
+                             {Expr(who + " has element type code "), code, Expr(" with "), bits,
+                              Expr(" bits, but the pipeline uses it as " + type_name(t) + " (type code " +
+                                   std::to_string(int(t.code())) + ", " + std::to_string(t.bits()) +
+                                   " bits). Pass a buffer of " + type_name(t) + ".")})),
+        ir::AssertStmt::make(
+            ir::EQ::make(dims, i32(a.dimensions)),
+            message(tessera_error_bad_dimensions,
+                    {Expr(who + " has "), dims,
+                     Expr(" dimensions, but the pipeline uses it with " + std::to_string(a.dimensions) +
+                          ". Pass a buffer with " + std::to_string(a.dimensions) + " dimensions.")})),
+        ir::AssertStmt::make(
+            ir::NE::make(host_bits, ir::make_zero(UInt(64))),
+            message(tessera_error_null_host, {Expr(who + " has no memory (a null host pointer).")})),
     };
 }
 
@@ -58,23 +65,31 @@ std::vector<Stmt> coverage_checks(const PipelineArgument& a, const std::set<std:
     const std::string who = role(a) + " buffer " + a.name;
     const char* verb = a.kind == PipelineArgument::Kind::OutputBuffer ? " is written at " : " is read at ";
     for (int d = 0; d < a.dimensions; d++) {
-        const std::string lo_name = required_min(a.kind == PipelineArgument::Kind::OutputBuffer ? a.func : a.name, d);
-        const std::string hi_name = required_max(a.kind == PipelineArgument::Kind::OutputBuffer ? a.func : a.name, d);
+        const std::string lo_name =
+            required_min(a.kind == PipelineArgument::Kind::OutputBuffer ? a.func : a.name, d);
+        const std::string hi_name =
+            required_max(a.kind == PipelineArgument::Kind::OutputBuffer ? a.func : a.name, d);
         if (!defined.count(lo_name)) continue;  // nothing reads (or writes beyond) this buffer
         Expr lo = ir::int_var(lo_name), hi = ir::int_var(hi_name);
         Expr min = ir::int_var(buffer_min(a.name, d));
         Expr max = ir::Sub::make(ir::Add::make(min, ir::int_var(buffer_extent(a.name, d))), i32(1));
         const std::string dim = " in dimension " + std::to_string(d);
         checks.push_back(ir::AssertStmt::make(
-            ir::LE::make(min, lo),
-            message(tessera_error_buffer_too_small,
-                    {Expr(who + verb), lo, Expr(dim + ", before its min of "), min,
-                     Expr(". Give the buffer a region that covers " + std::string(a.kind == PipelineArgument::Kind::OutputBuffer ? "everything written" : "everything the pipeline reads") + " (or add a boundary condition).")})));
+            ir::LE::make(min, lo), message(tessera_error_buffer_too_small,
+                                           {Expr(who + verb), lo, Expr(dim + ", before its min of "), min,
+                                            Expr(". Give the buffer a region that covers " +
+                                                 std::string(a.kind == PipelineArgument::Kind::OutputBuffer
+                                                                 ? "everything written"
+                                                                 : "everything the pipeline reads") +
+                                                 " (or add a boundary condition).")})));
         checks.push_back(ir::AssertStmt::make(
-            ir::LE::make(hi, max),
-            message(tessera_error_buffer_too_small,
-                    {Expr(who + verb), hi, Expr(dim + ", beyond its max of "), max,
-                     Expr(". Give the buffer a region that covers " + std::string(a.kind == PipelineArgument::Kind::OutputBuffer ? "everything written" : "everything the pipeline reads") + " (or add a boundary condition).")})));
+            ir::LE::make(hi, max), message(tessera_error_buffer_too_small,
+                                           {Expr(who + verb), hi, Expr(dim + ", beyond its max of "), max,
+                                            Expr(". Give the buffer a region that covers " +
+                                                 std::string(a.kind == PipelineArgument::Kind::OutputBuffer
+                                                                 ? "everything written"
+                                                                 : "everything the pipeline reads") +
+                                                 " (or add a boundary condition).")})));
     }
     return checks;
 }
@@ -99,14 +114,18 @@ ir::Stmt add_buffer_checks(const ir::Stmt& s, const std::vector<PipelineArgument
     }
     checks.push_back(body);
     Stmt result = ir::Block::make(std::move(checks));
-    for (auto it = lets.rbegin(); it != lets.rend(); ++it) result = ir::LetStmt::make(it->first, it->second, result);
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+        result = ir::LetStmt::make(it->first, it->second, result);
     // Shape fields, read once the structure is known to be right.
     for (auto a = args.rbegin(); a != args.rend(); ++a) {
         if (!a->is_buffer()) continue;
         for (int d = a->dimensions - 1; d >= 0; d--) {
-            result = ir::LetStmt::make(buffer_stride(a->name, d), field(ir::Intrinsic::BufferStride, a->name, d), result);
-            result = ir::LetStmt::make(buffer_extent(a->name, d), field(ir::Intrinsic::BufferExtent, a->name, d), result);
-            result = ir::LetStmt::make(buffer_min(a->name, d), field(ir::Intrinsic::BufferMin, a->name, d), result);
+            result = ir::LetStmt::make(buffer_stride(a->name, d),
+                                       field(ir::Intrinsic::BufferStride, a->name, d), result);
+            result = ir::LetStmt::make(buffer_extent(a->name, d),
+                                       field(ir::Intrinsic::BufferExtent, a->name, d), result);
+            result = ir::LetStmt::make(buffer_min(a->name, d), field(ir::Intrinsic::BufferMin, a->name, d),
+                                       result);
         }
     }
     std::vector<Stmt> structure;

@@ -36,7 +36,8 @@ void merge_box(Box& into, const Box& other) {
         into = other;
         return;
     }
-    for (size_t d = 0; d < into.size() && d < other.size(); d++) into[d] = ir::interval_union(into[d], other[d]);
+    for (size_t d = 0; d < into.size() && d < other.size(); d++)
+        into[d] = ir::interval_union(into[d], other[d]);
 }
 
 Expr one() { return ir::make_one(Int(32)); }
@@ -54,7 +55,8 @@ public:
     ir::Stmt run(ir::Stmt s) {
         for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) define_bounds_of(env.function(*it));
         define_input_regions();
-        for (auto it = lets.rbegin(); it != lets.rend(); ++it) s = ir::LetStmt::make(it->first, it->second, s);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+            s = ir::LetStmt::make(it->first, it->second, s);
         return s;
     }
 
@@ -110,7 +112,8 @@ private:
                 let(realized_min(f.name, d), ir::int_var(buffer_min(buffer, d)));
                 let(realized_extent(f.name, d), ir::int_var(buffer_extent(buffer, d)));
                 required_lo[d] = ir::int_var(realized_min(f.name, d));
-                required_hi[d] = ir::Sub::make(ir::Add::make(required_lo[d], ir::int_var(realized_extent(f.name, d))), one());
+                required_hi[d] = ir::Sub::make(
+                    ir::Add::make(required_lo[d], ir::int_var(realized_extent(f.name, d))), one());
             } else {
                 TESSERA_INTERNAL_CHECK(int(consumers.size()) == dims) << "no consumer of " << f.name;
                 required_lo[d] = consumers[d].min;
@@ -143,12 +146,14 @@ private:
             const std::string& var = f.pure_args[d];
             Expr lo = ir::int_var(realized_min(f.name, d));
             let(loop_min(f.name, 0, var), lo);
-            let(loop_max(f.name, 0, var), ir::Sub::make(ir::Add::make(lo, ir::int_var(realized_extent(f.name, d))), one()));
+            let(loop_max(f.name, 0, var),
+                ir::Sub::make(ir::Add::make(lo, ir::int_var(realized_extent(f.name, d))), one()));
         }
     }
 
     // The pure Vars of an update loop over the region f's consumers need.
-    void define_update_loops(const lang::FunctionContents& f, const std::vector<Expr>& lo, const std::vector<Expr>& hi) {
+    void define_update_loops(const lang::FunctionContents& f, const std::vector<Expr>& lo,
+                             const std::vector<Expr>& hi) {
         for (size_t k = 0; k < f.updates.size(); k++) {
             for (const StageLoop& l : stage_loops(f, int(k) + 1)) {
                 if (l.is_reduction) continue;
@@ -181,6 +186,8 @@ private:
 
 }  // namespace
 
-ir::Stmt bounds_inference(const ir::Stmt& s, const Environment& env) { return BoundsInference(s, env).run(s); }
+ir::Stmt bounds_inference(const ir::Stmt& s, const Environment& env) {
+    return BoundsInference(s, env).run(s);
+}
 
 }  // namespace tessera::lowering

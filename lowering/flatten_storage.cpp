@@ -22,7 +22,8 @@ struct Layout {
 Expr flat_index(const Layout& layout, const std::vector<Expr>& args) {
     Expr index = ir::make_zero(Int(32));
     for (size_t d = 0; d < args.size(); d++) {
-        index = ir::Add::make(index, ir::Mul::make(ir::Sub::make(args[d], layout.mins[d]), layout.strides[d]));
+        index =
+            ir::Add::make(index, ir::Mul::make(ir::Sub::make(args[d], layout.mins[d]), layout.strides[d]));
     }
     return index;
 }
@@ -59,8 +60,10 @@ Stmt size_check(const std::string& func, const ir::Region& bounds) {
     Expr msg = ir::Call::make_intrinsic(
         Int(32), ir::Intrinsic::ErrorMessage,
         {ir::make_const(Int(32), int64_t(tessera_error_out_of_memory)),
-         Expr("Func " + func + " needs more than 2^31 elements of storage for the region the pipeline requires ("),
-         size, Expr(" elements at least). Clamp the coordinates at which " + func + " is called, or bound it.")});
+         Expr("Func " + func +
+              " needs more than 2^31 elements of storage for the region the pipeline requires ("),
+         size,
+         Expr(" elements at least). Clamp the coordinates at which " + func + " is called, or bound it.")});
     return ir::AssertStmt::make(fits, msg);
 }
 
@@ -90,11 +93,13 @@ private:
 
     Stmt visit(const ir::Realize* op) override {
         const int n = int(op->types.size());
-        for (int i = 0; i < n; i++) layouts[value_buffer(op->name, i, n)] = dense_layout(op->name, int(op->bounds.size()));
+        for (int i = 0; i < n; i++)
+            layouts[value_buffer(op->name, i, n)] = dense_layout(op->name, int(op->bounds.size()));
         Stmt body = mutate(op->body);
         std::vector<Expr> extents;
         for (const ir::Range& r : op->bounds) extents.push_back(r.extent);
-        for (int i = n - 1; i >= 0; i--) body = ir::Allocate::make(value_buffer(op->name, i, n), op->types[i], extents, body);
+        for (int i = n - 1; i >= 0; i--)
+            body = ir::Allocate::make(value_buffer(op->name, i, n), op->types[i], extents, body);
         return ir::Block::make(size_check(op->name, op->bounds), body);
     }
 
@@ -105,13 +110,15 @@ private:
         std::vector<Stmt> stores;
         for (int i = 0; i < n; i++) {
             const std::string buffer = value_buffer(op->name, i, n);
-            stores.push_back(ir::Store::make(buffer, mutate(op->values[i]), flat_index(layout_of(buffer), args)));
+            stores.push_back(
+                ir::Store::make(buffer, mutate(op->values[i]), flat_index(layout_of(buffer), args)));
         }
         return ir::Block::make(std::move(stores));
     }
 
     Expr visit(const ir::Call* op) override {
-        if (op->call_type != ir::CallType::Func && op->call_type != ir::CallType::Image) return ir::Mutator::visit(op);
+        if (op->call_type != ir::CallType::Func && op->call_type != ir::CallType::Image)
+            return ir::Mutator::visit(op);
         std::vector<Expr> args;
         for (const Expr& a : op->args) args.push_back(mutate(a));
         if (op->call_type == ir::CallType::Image) {

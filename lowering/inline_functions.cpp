@@ -35,7 +35,8 @@ private:
             }
         }
         Expr body = ir::substitute(replacements, callee.pure.values[call->value_index]);
-        for (auto it = lets.rbegin(); it != lets.rend(); ++it) body = ir::Let::make(it->first, it->second, body);
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+            body = ir::Let::make(it->first, it->second, body);
         return body;
     }
 };

@@ -47,9 +47,7 @@ private:
         include(op->then_case);
         depth--;
     }
-    void visit(const ir::Realize* op) override {
-        include(op->body);
-    }
+    void visit(const ir::Realize* op) override { include(op->body); }
 };
 
 }  // namespace

@@ -28,7 +28,8 @@ auto run_pass(const char* name, Pass&& pass) {
     static const bool print = env_flag("TESSERA_PRINT_PASSES"), time = env_flag("TESSERA_TIME_PASSES");
     const auto start = std::chrono::steady_clock::now();
     auto result = pass();
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (time) std::cerr << "tessera: pass " << name << ": " << ms << " ms\n";
     if constexpr (std::is_same_v<decltype(result), ir::Stmt>) {
         if (print) std::cerr << "tessera: after " << name << ":\n" << result << "\n";
@@ -38,7 +39,8 @@ auto run_pass(const char* name, Pass&& pass) {
 
 }  // namespace
 
-LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs, const std::string& name) {
+LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
+                      const std::string& name) {
     Environment env = run_pass("build environment", [&] { return build_environment(outputs); });
     run_pass("inline functions", [&] {
         inline_functions(env);

@@ -19,6 +19,7 @@ struct LoweredPipeline {
 
 // Runs every lowering pass in order. TESSERA_PRINT_PASSES=1 prints the IR after each pass and
 // TESSERA_TIME_PASSES=1 the time each took, to stderr.
-LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs, const std::string& name);
+LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
+                      const std::string& name);
 
 }  // namespace tessera::lowering

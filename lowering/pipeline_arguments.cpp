@@ -18,8 +18,14 @@ private:
     void visit(const ir::Call* op) override {
         ir::Visitor::visit(op);
         if (op->call_type != ir::CallType::Image) return;
-        PipelineArgument arg{PipelineArgument::Kind::InputBuffer, op->name, op->type, int(op->args.size()),
-                             op->image, op->param, "", 0};
+        PipelineArgument arg{PipelineArgument::Kind::InputBuffer,
+                             op->name,
+                             op->type,
+                             int(op->args.size()),
+                             op->image,
+                             op->param,
+                             "",
+                             0};
         auto [it, inserted] = buffers.emplace(op->name, arg);
         if (!inserted) {
             TESSERA_USER_CHECK(it->second.buffer == op->image && it->second.param == op->param)
@@ -31,11 +37,13 @@ private:
         if (op->param->is_buffer) {
             // A field of an ImageParam (its min, extent or stride): the ImageParam is an input.
             const lang::ParameterContents& p = *op->param;
-            PipelineArgument arg{PipelineArgument::Kind::InputBuffer, p.name, p.type, p.dimensions, nullptr, op->param, "", 0};
+            PipelineArgument arg{
+                PipelineArgument::Kind::InputBuffer, p.name, p.type, p.dimensions, nullptr, op->param, "", 0};
             buffers.emplace(p.name, arg);
             return;
         }
-        PipelineArgument arg{PipelineArgument::Kind::Scalar, op->name, op->type, 0, nullptr, op->param, "", 0};
+        PipelineArgument arg{
+            PipelineArgument::Kind::Scalar, op->name, op->type, 0, nullptr, op->param, "", 0};
         auto [it, inserted] = scalars.emplace(op->name, arg);
         if (!inserted) {
             TESSERA_USER_CHECK(it->second.param == op->param)
@@ -52,8 +60,8 @@ std::vector<PipelineArgument> pipeline_arguments(const Environment& env, const i
         const lang::FunctionContents& f = env.function(name);
         const int values = int(f.output_types.size());
         for (int i = 0; i < values; i++) {
-            args.push_back({PipelineArgument::Kind::OutputBuffer, value_buffer(name, i, values), f.output_types[i],
-                            f.dimensions(), nullptr, nullptr, name, i});
+            args.push_back({PipelineArgument::Kind::OutputBuffer, value_buffer(name, i, values),
+                            f.output_types[i], f.dimensions(), nullptr, nullptr, name, i});
         }
     }
     FindInputs finder;

@@ -16,7 +16,8 @@ const lang::Definition& definition_of(const lang::FunctionContents& f, int stage
 ir::Stmt trace(const std::string& name, const std::vector<Expr>& args, const std::vector<Expr>& values) {
     std::vector<ir::Stmt> prints;
     for (size_t i = 0; i < values.size(); i++) {
-        std::vector<Expr> parts{Expr("Store " + name + (values.size() > 1 ? "." + std::to_string(i) : "") + "(")};
+        std::vector<Expr> parts{
+            Expr("Store " + name + (values.size() > 1 ? "." + std::to_string(i) : "") + "(")};
         for (size_t d = 0; d < args.size(); d++) {
             parts.push_back(args[d]);
             if (d + 1 < args.size()) parts.push_back(Expr(","));
@@ -50,7 +51,8 @@ ir::Stmt build_stage(const lang::FunctionContents& f, int stage) {
     for (const StageLoop& l : loops) {
         Expr min = l.min, extent = l.extent;
         if (!l.is_reduction) {
-            Expr lo = ir::int_var(loop_min(f.name, stage, l.var)), hi = ir::int_var(loop_max(f.name, stage, l.var));
+            Expr lo = ir::int_var(loop_min(f.name, stage, l.var)),
+                 hi = ir::int_var(loop_max(f.name, stage, l.var));
             min = lo;
             extent = ir::Add::make(ir::Sub::make(hi, lo), ir::make_one(Int(32)));
         } else {

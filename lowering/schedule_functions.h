@@ -13,7 +13,7 @@ ir::Stmt schedule_functions(const Environment& env);
 
 // The loop variables of a stage, innermost first: its RVars then its bare pure Vars.
 struct StageLoop {
-    std::string var;       // the pure Var or RVar name
+    std::string var;  // the pure Var or RVar name
     bool is_reduction;
     ir::Expr min, extent;  // for an RVar: its RDom bounds
 };

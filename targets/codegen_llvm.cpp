@@ -282,7 +282,8 @@ llvm::BasicBlock* CodeGenLLVM::unwind_block(size_t depth) {
         a.unwind = llvm::BasicBlock::Create(context_, "free_on_error", function_);
         llvm::IRBuilder<> b(a.unwind);
         llvm::Type* ptr = b.getPtrTy();
-        b.CreateCall(runtime_function("tessera_free", b.getVoidTy(), {ptr, ptr}), {null_user_context(), a.memory});
+        b.CreateCall(runtime_function("tessera_free", b.getVoidTy(), {ptr, ptr}),
+                     {null_user_context(), a.memory});
         b.CreateBr(unwind_block(depth - 1));
     }
     return a.unwind;

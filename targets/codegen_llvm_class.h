@@ -99,8 +99,8 @@ private:
         llvm::BasicBlock* unwind = nullptr;
     };
     std::vector<LiveAllocation> live_allocations_;
-    llvm::AllocaInst* error_code_ = nullptr;     // the code an error exit returns
-    llvm::BasicBlock* error_return_ = nullptr;   // returns error_code_
+    llvm::AllocaInst* error_code_ = nullptr;    // the code an error exit returns
+    llvm::BasicBlock* error_return_ = nullptr;  // returns error_code_
     llvm::BasicBlock* unwind_block(size_t depth);
     std::unordered_map<std::string, llvm::MDNode*> tbaa_tags_;
     llvm::MDNode* tbaa_root_ = nullptr;

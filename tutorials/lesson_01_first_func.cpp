@@ -4,9 +4,9 @@
 // it says nothing about loops or memory. realize() compiles it (once) and computes it over a
 // region, returning a Buffer.
 
+#include <tessera/tessera.h>
 #include <cstdio>
 #include <iostream>
-#include <tessera/tessera.h>
 
 using namespace tessera;
 
@@ -35,6 +35,7 @@ int main() {
 
     // Exprs print as readable text.
     std::cout << "gradient(x, y) = " << gradient.value() << "\n";
-    std::printf("lesson 1: computed %d x %d values of gradient, all correct\n", output.width(), output.height());
+    std::printf("lesson 1: computed %d x %d values of gradient, all correct\n", output.width(),
+                output.height());
     return 0;
 }

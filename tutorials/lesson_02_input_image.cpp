@@ -2,10 +2,10 @@
 //
 // Load a photograph, brighten it with arithmetic on wider types, and save the result.
 
+#include <tessera/tessera.h>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <tessera/tessera.h>
 
 using namespace tessera;
 

@@ -3,10 +3,10 @@
 // The same algorithm can be computed in many orders and placements. print_loop_nest() shows what
 // the current schedule does, and compile_to_lowered_stmt() writes the full lowered statement.
 
+#include <tessera/tessera.h>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
-#include <tessera/tessera.h>
 
 using namespace tessera;
 

@@ -4,8 +4,8 @@
 // possibly iterating over a reduction domain (RDom) in order: this is how sums, histograms and
 // scans are written.
 
-#include <cstdio>
 #include <tessera/tessera.h>
+#include <cstdio>
 
 using namespace tessera;
 
@@ -43,7 +43,7 @@ int main() {
     Realization found = where.realize();
     Buffer<int> bx = found[0], by = found[1];
     Buffer<uint8_t> bv = found[2];
-    std::printf("lesson 4: %ld pixels counted; the first brightest red (%d) is at (%d, %d)\n", total, int(bv()), bx(),
-                by());
+    std::printf("lesson 4: %ld pixels counted; the first brightest red (%d) is at (%d, %d)\n", total,
+                int(bv()), bx(), by());
     return image(bx(), by(), 0) == bv() ? 0 : 1;
 }

@@ -1,10 +1,10 @@
 // The demo: a 3x3 box blur of a 16-bit photograph, JIT-compiled and checked against plain C++.
 //   blur_demo input.png output.png
 
+#include <tessera/tessera.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <tessera/tessera.h>
 
 using namespace tessera;
 
@@ -21,7 +21,8 @@ Buffer<uint16_t> reference_blur(const Buffer<uint16_t>& in) {
     auto blur_x = [&](int x, int y) { return (at(x - 1, y) + at(x, y) + at(x + 1, y)) / 3; };
     Buffer<uint16_t> out(w, h);
     for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) out(x, y) = uint16_t((blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3);
+        for (int x = 0; x < w; x++)
+            out(x, y) = uint16_t((blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3);
     return out;
 }
 
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
         int mismatches = 0;
         for (int j = 0; j < output.height(); j++)
             for (int i = 0; i < output.width(); i++) mismatches += output(i, j) != expected(i, j);
-        std::printf("checked against plain C++: %d of %d pixels differ\n", mismatches, output.width() * output.height());
+        std::printf("checked against plain C++: %d of %d pixels differ\n", mismatches,
+                    output.width() * output.height());
 
         save_image(output, argv[2]);
         std::printf("wrote %s\n", argv[2]);

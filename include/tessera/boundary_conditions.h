@@ -73,8 +73,8 @@ Func mirror_interior(const ImageParam& p, const Region& bounds);
 
 // Bounds as trailing (min, extent) pairs: constant_exterior(f, 0, 0, w, 0, h).
 template <typename Source, typename... Bounds>
-    requires(sizeof...(Bounds) >= 2 && sizeof...(Bounds) % 2 == 0)
-Func constant_exterior(const Source& source, const Expr& value, const Bounds&... bounds) {
+requires(sizeof...(Bounds) >= 2 && sizeof...(Bounds) % 2 == 0) Func
+    constant_exterior(const Source& source, const Expr& value, const Bounds&... bounds) {
     std::vector<Expr> flat{Expr(bounds)...};
     Region region;
     for (size_t i = 0; i < flat.size(); i += 2) region.push_back({flat[i], flat[i + 1]});

@@ -138,8 +138,7 @@ public:
 
     // f(x, y, ...): any mix of Vars, RVars, RDoms, Exprs and integers.
     template <typename... Args>
-        requires(std::is_convertible_v<Args, Expr> && ...)
-    FuncRef operator()(Args&&... args) const {
+    requires(std::is_convertible_v<Args, Expr>&&...) FuncRef operator()(Args&&... args) const {
         return FuncRef(contents_, std::vector<Expr>{to_expr(std::forward<Args>(args))...});
     }
     FuncRef operator()(const std::vector<Expr>& args) const { return FuncRef(contents_, args); }
@@ -170,13 +169,15 @@ public:
     void print_loop_nest() const;
     // Writes the lowered statement (the IR handed to code generation) to a file.
     void compile_to_lowered_stmt(const std::string& filename, const std::vector<Argument>& args,
-                                 StmtOutputFormat format = StmtOutputFormat::Text, const Target& target = Target());
+                                 StmtOutputFormat format = StmtOutputFormat::Text,
+                                 const Target& target = Target());
 
     const std::shared_ptr<lang::FunctionContents>& function() const { return contents_; }
     Pipeline pipeline() const;
 
 private:
-    static std::shared_ptr<lang::FunctionContents> wrap_buffer(const std::shared_ptr<lang::BufferContents>& b, Type t);
+    static std::shared_ptr<lang::FunctionContents> wrap_buffer(const std::shared_ptr<lang::BufferContents>& b,
+                                                               Type t);
     static Expr to_expr(const Expr& e) { return e; }
     static Expr to_expr(const Var& v) { return v; }
     static Expr to_expr(const RVar& v) { return v; }

@@ -48,7 +48,8 @@ struct Argument {
     Type type;
     int dimensions = 0;
     Argument() = default;
-    Argument(const std::string& n, bool buffer, Type t, int dims) : name(n), is_buffer(buffer), type(t), dimensions(dims) {}
+    Argument(const std::string& n, bool buffer, Type t, int dims)
+        : name(n), is_buffer(buffer), type(t), dimensions(dims) {}
     template <typename T>
     Argument(const Param<T>& p) : Argument(p.name(), false, p.type(), 0) {}
     Argument(const ImageParam& p) : Argument(p.name(), true, p.type(), p.dimensions()) {}
@@ -76,7 +77,8 @@ public:
     std::string loop_nest() const;
     void print_loop_nest() const;
     void compile_to_lowered_stmt(const std::string& filename, const std::vector<Argument>& args,
-                                 StmtOutputFormat format = StmtOutputFormat::Text, const Target& target = Target());
+                                 StmtOutputFormat format = StmtOutputFormat::Text,
+                                 const Target& target = Target());
     // Milliseconds the last compilation of this pipeline took (lowering and LLVM).
     double last_compile_time_ms() const;
 

@@ -7,7 +7,7 @@ namespace tessera {
 
 class Target {
 public:
-    Target() = default;  // the host
+    Target() = default;                               // the host
     explicit Target(const std::string& description);  // "host" or "host-<features>"
     std::string to_string() const;
     bool operator==(const Target& other) const { return description_ == other.description_; }

@@ -14,7 +14,8 @@ public:
     enum Code : uint8_t { Int = 0, UInt = 1, Float = 2, Handle = 3 };
 
     constexpr Type() = default;
-    constexpr Type(Code code, int bits, int lanes = 1) : code_(code), bits_(uint8_t(bits)), lanes_(uint16_t(lanes)) {}
+    constexpr Type(Code code, int bits, int lanes = 1)
+        : code_(code), bits_(uint8_t(bits)), lanes_(uint16_t(lanes)) {}
 
     constexpr Code code() const { return code_; }
     constexpr int bits() const { return bits_; }
@@ -35,7 +36,9 @@ public:
     constexpr Type with_lanes(int l) const { return Type(code_, bits_, l); }
     constexpr Type element_of() const { return with_lanes(1); }
 
-    constexpr bool operator==(const Type& o) const { return code_ == o.code_ && bits_ == o.bits_ && lanes_ == o.lanes_; }
+    constexpr bool operator==(const Type& o) const {
+        return code_ == o.code_ && bits_ == o.bits_ && lanes_ == o.lanes_;
+    }
     constexpr bool operator!=(const Type& o) const { return !(*this == o); }
 
     // Whether every value of this type is representable in `other`.
@@ -67,12 +70,18 @@ std::string type_name(Type t);
 template <typename T>
 constexpr Type type_of() {
     using U = std::remove_cv_t<T>;
-    if constexpr (std::is_same_v<U, bool>) return Bool();
-    else if constexpr (std::is_floating_point_v<U>) return Float(8 * sizeof(U));
-    else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>) return Int(8 * sizeof(U));
-    else if constexpr (std::is_integral_v<U>) return UInt(8 * sizeof(U));
-    else if constexpr (std::is_pointer_v<U>) return Handle();
-    else static_assert(sizeof(U) == 0, "type_of: not a scalar type Tessera knows");
+    if constexpr (std::is_same_v<U, bool>)
+        return Bool();
+    else if constexpr (std::is_floating_point_v<U>)
+        return Float(8 * sizeof(U));
+    else if constexpr (std::is_integral_v<U> && std::is_signed_v<U>)
+        return Int(8 * sizeof(U));
+    else if constexpr (std::is_integral_v<U>)
+        return UInt(8 * sizeof(U));
+    else if constexpr (std::is_pointer_v<U>)
+        return Handle();
+    else
+        static_assert(sizeof(U) == 0, "type_of: not a scalar type Tessera knows");
 }
 
 }  // namespace tessera

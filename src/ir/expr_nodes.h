@@ -23,13 +23,48 @@ using tessera::Expr;
 
 enum class IRKind : uint8_t {
     // Expressions
-    IntImm, UIntImm, FloatImm, StringImm, Cast, Reinterpret, Variable,
-    Add, Sub, Mul, Div, Mod, Min, Max,
-    EQ, NE, LT, LE, GT, GE, And, Or, Not,
-    Select, Load, Ramp, Broadcast, Let, Call,
+    IntImm,
+    UIntImm,
+    FloatImm,
+    StringImm,
+    Cast,
+    Reinterpret,
+    Variable,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Min,
+    Max,
+    EQ,
+    NE,
+    LT,
+    LE,
+    GT,
+    GE,
+    And,
+    Or,
+    Not,
+    Select,
+    Load,
+    Ramp,
+    Broadcast,
+    Let,
+    Call,
     // Statements
-    LetStmt, AssertStmt, ProducerConsumer, For, Store, Provide, Allocate, Free, Realize, Block,
-    IfThenElse, Evaluate,
+    LetStmt,
+    AssertStmt,
+    ProducerConsumer,
+    For,
+    Store,
+    Provide,
+    Allocate,
+    Free,
+    Realize,
+    Block,
+    IfThenElse,
+    Evaluate,
 };
 
 struct ExprNode : std::enable_shared_from_this<ExprNode> {
@@ -112,24 +147,54 @@ struct BinaryNode : ExprNodeOf<T, K> {
     static Expr make(Expr a, Expr b);
 };
 
-struct Add : BinaryNode<Add, IRKind::Add> { using BinaryNode::BinaryNode; };
-struct Sub : BinaryNode<Sub, IRKind::Sub> { using BinaryNode::BinaryNode; };
-struct Mul : BinaryNode<Mul, IRKind::Mul> { using BinaryNode::BinaryNode; };
+struct Add : BinaryNode<Add, IRKind::Add> {
+    using BinaryNode::BinaryNode;
+};
+struct Sub : BinaryNode<Sub, IRKind::Sub> {
+    using BinaryNode::BinaryNode;
+};
+struct Mul : BinaryNode<Mul, IRKind::Mul> {
+    using BinaryNode::BinaryNode;
+};
 // Integer division and modulo are Euclidean (the remainder is never negative) and total: by
 // zero they give zero. Float division and modulo are IEEE (modulo as a - b * floor(a / b)).
-struct Div : BinaryNode<Div, IRKind::Div> { using BinaryNode::BinaryNode; };
-struct Mod : BinaryNode<Mod, IRKind::Mod> { using BinaryNode::BinaryNode; };
-struct Min : BinaryNode<Min, IRKind::Min> { using BinaryNode::BinaryNode; };
-struct Max : BinaryNode<Max, IRKind::Max> { using BinaryNode::BinaryNode; };
+struct Div : BinaryNode<Div, IRKind::Div> {
+    using BinaryNode::BinaryNode;
+};
+struct Mod : BinaryNode<Mod, IRKind::Mod> {
+    using BinaryNode::BinaryNode;
+};
+struct Min : BinaryNode<Min, IRKind::Min> {
+    using BinaryNode::BinaryNode;
+};
+struct Max : BinaryNode<Max, IRKind::Max> {
+    using BinaryNode::BinaryNode;
+};
 // Comparisons produce Bool with the operands' lanes.
-struct EQ : BinaryNode<EQ, IRKind::EQ> { using BinaryNode::BinaryNode; };
-struct NE : BinaryNode<NE, IRKind::NE> { using BinaryNode::BinaryNode; };
-struct LT : BinaryNode<LT, IRKind::LT> { using BinaryNode::BinaryNode; };
-struct LE : BinaryNode<LE, IRKind::LE> { using BinaryNode::BinaryNode; };
-struct GT : BinaryNode<GT, IRKind::GT> { using BinaryNode::BinaryNode; };
-struct GE : BinaryNode<GE, IRKind::GE> { using BinaryNode::BinaryNode; };
-struct And : BinaryNode<And, IRKind::And> { using BinaryNode::BinaryNode; };
-struct Or : BinaryNode<Or, IRKind::Or> { using BinaryNode::BinaryNode; };
+struct EQ : BinaryNode<EQ, IRKind::EQ> {
+    using BinaryNode::BinaryNode;
+};
+struct NE : BinaryNode<NE, IRKind::NE> {
+    using BinaryNode::BinaryNode;
+};
+struct LT : BinaryNode<LT, IRKind::LT> {
+    using BinaryNode::BinaryNode;
+};
+struct LE : BinaryNode<LE, IRKind::LE> {
+    using BinaryNode::BinaryNode;
+};
+struct GT : BinaryNode<GT, IRKind::GT> {
+    using BinaryNode::BinaryNode;
+};
+struct GE : BinaryNode<GE, IRKind::GE> {
+    using BinaryNode::BinaryNode;
+};
+struct And : BinaryNode<And, IRKind::And> {
+    using BinaryNode::BinaryNode;
+};
+struct Or : BinaryNode<Or, IRKind::Or> {
+    using BinaryNode::BinaryNode;
+};
 
 struct Not : ExprNodeOf<Not, IRKind::Not> {
     Expr a;
@@ -171,7 +236,8 @@ struct Broadcast : ExprNodeOf<Broadcast, IRKind::Broadcast> {
 struct Let : ExprNodeOf<Let, IRKind::Let> {
     std::string name;
     Expr value, body;
-    Let(Type t, std::string n, Expr v, Expr b) : ExprNodeOf(t), name(std::move(n)), value(std::move(v)), body(std::move(b)) {}
+    Let(Type t, std::string n, Expr v, Expr b)
+        : ExprNodeOf(t), name(std::move(n)), value(std::move(v)), body(std::move(b)) {}
     static Expr make(const std::string& name, Expr value, Expr body);
 };
 
@@ -185,20 +251,37 @@ enum class CallType : uint8_t {
 
 enum class Intrinsic : uint8_t {
     None,
-    Abs,             // |x|, unsigned result for signed integers as in Halide
-    Sqrt, Exp, Log, Pow, Sin, Cos, Tan, Tanh, Floor, Ceil, Round, Trunc, IsNan,
-    BitAnd, BitOr, BitXor, BitNot, ShiftLeft, ShiftRight,
-    Print,           // print(args...) and return the first argument
-    PrintWhen,       // print_when(cond, value, args...)
-    BufferHost,      // buffer_host(buffer_var): the host pointer of a tessera_buffer_t*
-    BufferMin,       // buffer_min(buffer_var, dim)
-    BufferExtent,    // buffer_extent(buffer_var, dim)
-    BufferStride,    // buffer_stride(buffer_var, dim)
+    Abs,  // |x|, unsigned result for signed integers as in Halide
+    Sqrt,
+    Exp,
+    Log,
+    Pow,
+    Sin,
+    Cos,
+    Tan,
+    Tanh,
+    Floor,
+    Ceil,
+    Round,
+    Trunc,
+    IsNan,
+    BitAnd,
+    BitOr,
+    BitXor,
+    BitNot,
+    ShiftLeft,
+    ShiftRight,
+    Print,         // print(args...) and return the first argument
+    PrintWhen,     // print_when(cond, value, args...)
+    BufferHost,    // buffer_host(buffer_var): the host pointer of a tessera_buffer_t*
+    BufferMin,     // buffer_min(buffer_var, dim)
+    BufferExtent,  // buffer_extent(buffer_var, dim)
+    BufferStride,  // buffer_stride(buffer_var, dim)
     BufferDimensions,
     BufferTypeCode,
     BufferTypeBits,
     BufferTypeLanes,
-    ErrorMessage,    // error_message(parts...): the text of a failed AssertStmt
+    ErrorMessage,  // error_message(parts...): the text of a failed AssertStmt
     Likely,
 };
 

@@ -74,7 +74,8 @@ ConstantScope constant_scope(const std::map<std::string, Interval>& scope);
 // of its coordinates over every site. Walking a Stmt, a For loop's variable ranges over [min, min +
 // extent - 1] (with min and extent themselves bounded in the enclosing scope), Let and LetStmt bind
 // the intervals of their values, and IfThenElse and Select narrow, in each branch, the intervals of
-// the variables their condition compares. The boxes are in terms of the variables free in s (and those in scope's intervals).
+// the variables their condition compares. The boxes are in terms of the variables free in s (and those in
+// scope's intervals).
 std::map<std::string, Box> boxes_touched(const Expr& e, const std::map<std::string, Interval>& scope = {});
 std::map<std::string, Box> boxes_touched(const Stmt& s, const std::map<std::string, Interval>& scope = {});
 

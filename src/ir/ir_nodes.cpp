@@ -127,11 +127,14 @@ Expr Not::make(Expr a) {
 
 Expr Select::make(Expr condition, Expr true_value, Expr false_value) {
     check_same_types(true_value, false_value, "select");
-    TESSERA_INTERNAL_CHECK(condition.type().is_bool()) << "select condition of type " << type_name(condition.type());
-    TESSERA_INTERNAL_CHECK(condition.type().lanes() == 1 || condition.type().lanes() == true_value.type().lanes())
+    TESSERA_INTERNAL_CHECK(condition.type().is_bool())
+        << "select condition of type " << type_name(condition.type());
+    TESSERA_INTERNAL_CHECK(condition.type().lanes() == 1 ||
+                           condition.type().lanes() == true_value.type().lanes())
         << "select condition lanes";
     Type t = true_value.type();
-    return Expr(std::make_shared<Select>(t, std::move(condition), std::move(true_value), std::move(false_value)));
+    return Expr(
+        std::make_shared<Select>(t, std::move(condition), std::move(true_value), std::move(false_value)));
 }
 
 Expr Load::make(Type t, const std::string& name, Expr index) {
@@ -169,7 +172,8 @@ Expr Call::make_extern(Type t, const std::string& name, std::vector<Expr> args) 
 }
 
 Expr Call::make_image(Type t, const std::string& name, std::vector<Expr> args,
-                      std::shared_ptr<lang::BufferContents> image, std::shared_ptr<lang::ParameterContents> param) {
+                      std::shared_ptr<lang::BufferContents> image,
+                      std::shared_ptr<lang::ParameterContents> param) {
     auto c = std::make_shared<Call>(t, name, std::move(args), CallType::Image);
     c->image = std::move(image);
     c->param = std::move(param);
@@ -178,39 +182,39 @@ Expr Call::make_image(Type t, const std::string& name, std::vector<Expr> args,
 
 const char* intrinsic_name(Intrinsic op) {
     switch (op) {
-    case Intrinsic::None: return "none";
-    case Intrinsic::Abs: return "abs";
-    case Intrinsic::Sqrt: return "sqrt";
-    case Intrinsic::Exp: return "exp";
-    case Intrinsic::Log: return "log";
-    case Intrinsic::Pow: return "pow";
-    case Intrinsic::Sin: return "sin";
-    case Intrinsic::Cos: return "cos";
-    case Intrinsic::Tan: return "tan";
-    case Intrinsic::Tanh: return "tanh";
-    case Intrinsic::Floor: return "floor";
-    case Intrinsic::Ceil: return "ceil";
-    case Intrinsic::Round: return "round";
-    case Intrinsic::Trunc: return "trunc";
-    case Intrinsic::IsNan: return "is_nan";
-    case Intrinsic::BitAnd: return "bitwise_and";
-    case Intrinsic::BitOr: return "bitwise_or";
-    case Intrinsic::BitXor: return "bitwise_xor";
-    case Intrinsic::BitNot: return "bitwise_not";
-    case Intrinsic::ShiftLeft: return "shift_left";
-    case Intrinsic::ShiftRight: return "shift_right";
-    case Intrinsic::Print: return "print";
-    case Intrinsic::PrintWhen: return "print_when";
-    case Intrinsic::BufferHost: return "buffer_host";
-    case Intrinsic::BufferMin: return "buffer_min";
-    case Intrinsic::BufferExtent: return "buffer_extent";
-    case Intrinsic::BufferStride: return "buffer_stride";
-    case Intrinsic::BufferDimensions: return "buffer_dimensions";
-    case Intrinsic::BufferTypeCode: return "buffer_type_code";
-    case Intrinsic::BufferTypeBits: return "buffer_type_bits";
-    case Intrinsic::BufferTypeLanes: return "buffer_type_lanes";
-    case Intrinsic::ErrorMessage: return "error_message";
-    case Intrinsic::Likely: return "likely";
+        case Intrinsic::None: return "none";
+        case Intrinsic::Abs: return "abs";
+        case Intrinsic::Sqrt: return "sqrt";
+        case Intrinsic::Exp: return "exp";
+        case Intrinsic::Log: return "log";
+        case Intrinsic::Pow: return "pow";
+        case Intrinsic::Sin: return "sin";
+        case Intrinsic::Cos: return "cos";
+        case Intrinsic::Tan: return "tan";
+        case Intrinsic::Tanh: return "tanh";
+        case Intrinsic::Floor: return "floor";
+        case Intrinsic::Ceil: return "ceil";
+        case Intrinsic::Round: return "round";
+        case Intrinsic::Trunc: return "trunc";
+        case Intrinsic::IsNan: return "is_nan";
+        case Intrinsic::BitAnd: return "bitwise_and";
+        case Intrinsic::BitOr: return "bitwise_or";
+        case Intrinsic::BitXor: return "bitwise_xor";
+        case Intrinsic::BitNot: return "bitwise_not";
+        case Intrinsic::ShiftLeft: return "shift_left";
+        case Intrinsic::ShiftRight: return "shift_right";
+        case Intrinsic::Print: return "print";
+        case Intrinsic::PrintWhen: return "print_when";
+        case Intrinsic::BufferHost: return "buffer_host";
+        case Intrinsic::BufferMin: return "buffer_min";
+        case Intrinsic::BufferExtent: return "buffer_extent";
+        case Intrinsic::BufferStride: return "buffer_stride";
+        case Intrinsic::BufferDimensions: return "buffer_dimensions";
+        case Intrinsic::BufferTypeCode: return "buffer_type_code";
+        case Intrinsic::BufferTypeBits: return "buffer_type_bits";
+        case Intrinsic::BufferTypeLanes: return "buffer_type_lanes";
+        case Intrinsic::ErrorMessage: return "error_message";
+        case Intrinsic::Likely: return "likely";
     }
     return "unknown";
 }
@@ -242,10 +246,10 @@ Stmt ProducerConsumer::make(const std::string& name, bool is_producer, Stmt body
 
 const char* for_kind_name(ForKind k) {
     switch (k) {
-    case ForKind::Serial: return "for";
-    case ForKind::Parallel: return "parallel";
-    case ForKind::Vectorized: return "vectorized";
-    case ForKind::Unrolled: return "unrolled";
+        case ForKind::Serial: return "for";
+        case ForKind::Parallel: return "parallel";
+        case ForKind::Vectorized: return "vectorized";
+        case ForKind::Unrolled: return "unrolled";
     }
     return "for";
 }

@@ -42,10 +42,14 @@ bool is_const_one(const Expr& e) { return is_const(e, 1); }
 Expr make_const(Type t, int64_t value) {
     Type s = t.element_of();
     Expr c;
-    if (s.is_int()) c = IntImm::make(s, value);
-    else if (s.is_uint()) c = UIntImm::make(s, uint64_t(value));
-    else if (s.is_float()) c = FloatImm::make(s, double(value));
-    else TESSERA_INTERNAL_ERROR << "make_const of type " << type_name(t);
+    if (s.is_int())
+        c = IntImm::make(s, value);
+    else if (s.is_uint())
+        c = UIntImm::make(s, uint64_t(value));
+    else if (s.is_float())
+        c = FloatImm::make(s, double(value));
+    else
+        TESSERA_INTERNAL_ERROR << "make_const of type " << type_name(t);
     return t.is_vector() ? Broadcast::make(c, t.lanes()) : c;
 }
 
@@ -65,20 +69,30 @@ Expr const_false(int lanes) { return make_bool(false, lanes); }
 Expr type_min(Type t) {
     Type s = t.element_of();
     Expr c;
-    if (s.is_int()) c = IntImm::make(s, s.bits() == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (s.bits() - 1)));
-    else if (s.is_uint()) c = UIntImm::make(s, 0);
-    else if (s.is_float()) c = FloatImm::make(s, -std::numeric_limits<double>::infinity());
-    else TESSERA_INTERNAL_ERROR << "type_min of " << type_name(t);
+    if (s.is_int())
+        c = IntImm::make(
+            s, s.bits() == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (s.bits() - 1)));
+    else if (s.is_uint())
+        c = UIntImm::make(s, 0);
+    else if (s.is_float())
+        c = FloatImm::make(s, -std::numeric_limits<double>::infinity());
+    else
+        TESSERA_INTERNAL_ERROR << "type_min of " << type_name(t);
     return t.is_vector() ? Broadcast::make(c, t.lanes()) : c;
 }
 
 Expr type_max(Type t) {
     Type s = t.element_of();
     Expr c;
-    if (s.is_int()) c = IntImm::make(s, s.bits() == 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (s.bits() - 1)) - 1);
-    else if (s.is_uint()) c = UIntImm::make(s, s.bits() == 64 ? ~uint64_t(0) : (uint64_t(1) << s.bits()) - 1);
-    else if (s.is_float()) c = FloatImm::make(s, std::numeric_limits<double>::infinity());
-    else TESSERA_INTERNAL_ERROR << "type_max of " << type_name(t);
+    if (s.is_int())
+        c = IntImm::make(
+            s, s.bits() == 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (s.bits() - 1)) - 1);
+    else if (s.is_uint())
+        c = UIntImm::make(s, s.bits() == 64 ? ~uint64_t(0) : (uint64_t(1) << s.bits()) - 1);
+    else if (s.is_float())
+        c = FloatImm::make(s, std::numeric_limits<double>::infinity());
+    else
+        TESSERA_INTERNAL_ERROR << "type_max of " << type_name(t);
     return t.is_vector() ? Broadcast::make(c, t.lanes()) : c;
 }
 

@@ -11,7 +11,7 @@ Expr Mutator::mutate(const Expr& e) {
     case IRKind::T: return visit(static_cast<const T*>(e.get()));
         TESSERA_FOR_EACH_EXPR(TESSERA_DISPATCH)
 #undef TESSERA_DISPATCH
-    default: return e;
+        default: return e;
     }
 }
 
@@ -22,7 +22,7 @@ Stmt Mutator::mutate(const Stmt& s) {
     case IRKind::T: return visit(static_cast<const T*>(s.get()));
         TESSERA_FOR_EACH_STMT(TESSERA_DISPATCH)
 #undef TESSERA_DISPATCH
-    default: return s;
+        default: return s;
     }
 }
 
@@ -42,9 +42,9 @@ Expr Mutator::visit(const Reinterpret* op) {
     return v.same_as(op->value) ? handle_of(op) : Reinterpret::make(op->type, std::move(v));
 }
 
-#define TESSERA_MUTATE_BINARY(T)                                                              \
-    Expr Mutator::visit(const T* op) {                                                        \
-        Expr a = mutate(op->a), b = mutate(op->b);                                            \
+#define TESSERA_MUTATE_BINARY(T)                                                                           \
+    Expr Mutator::visit(const T* op) {                                                                     \
+        Expr a = mutate(op->a), b = mutate(op->b);                                                         \
         return a.same_as(op->a) && b.same_as(op->b) ? handle_of(op) : T::make(std::move(a), std::move(b)); \
     }
 TESSERA_FOR_EACH_BINARY_EXPR(TESSERA_MUTATE_BINARY)
@@ -57,7 +57,8 @@ Expr Mutator::visit(const Not* op) {
 
 Expr Mutator::visit(const Select* op) {
     Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
-    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return handle_of(op);
+    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+        return handle_of(op);
     return Select::make(std::move(c), std::move(t), std::move(f));
 }
 
@@ -219,7 +220,8 @@ Stmt Mutator::visit(const Block* op) {
 Stmt Mutator::visit(const IfThenElse* op) {
     Expr c = mutate(op->condition);
     Stmt t = mutate(op->then_case), e = mutate(op->else_case);
-    if (c.same_as(op->condition) && t.same_as(op->then_case) && e.same_as(op->else_case)) return handle_of(op);
+    if (c.same_as(op->condition) && t.same_as(op->then_case) && e.same_as(op->else_case))
+        return handle_of(op);
     if (!t.defined() && !e.defined()) return Stmt();
     if (!t.defined()) return IfThenElse::make(Not::make(std::move(c)), std::move(e));
     return IfThenElse::make(std::move(c), std::move(t), std::move(e));

@@ -34,8 +34,10 @@ private:
     }
 
     void visit(const IntImm* op) override {
-        if (op->type == Int(32)) out << op->value;
-        else out << "(" << type_name(op->type) << ")" << op->value;
+        if (op->type == Int(32))
+            out << op->value;
+        else
+            out << "(" << type_name(op->type) << ")" << op->value;
     }
     void visit(const UIntImm* op) override { out << "(" << type_name(op->type) << ")" << op->value; }
     void visit(const FloatImm* op) override {

@@ -62,7 +62,8 @@ private:
         shadowed[op->name]++;
         Stmt body = mutate(op->body);
         shadowed[op->name]--;
-        if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body)) return handle_of(op);
+        if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body))
+            return handle_of(op);
         return For::make(op->name, min, extent, op->for_kind, body);
     }
 };

@@ -12,10 +12,10 @@ std::string type_name(Type t) {
         name = "bool";
     } else {
         switch (t.code()) {
-        case Type::Int: name = "int"; break;
-        case Type::UInt: name = "uint"; break;
-        case Type::Float: name = "float"; break;
-        case Type::Handle: name = "handle"; break;
+            case Type::Int: name = "int"; break;
+            case Type::UInt: name = "uint"; break;
+            case Type::Float: name = "float"; break;
+            case Type::Handle: name = "handle"; break;
         }
         name += std::to_string(t.bits());
     }
@@ -46,7 +46,9 @@ bool Type::can_represent(int64_t x) const {
 }
 
 bool Type::can_represent(uint64_t x) const {
-    if (is_int()) return bits() >= 64 ? x <= uint64_t(std::numeric_limits<int64_t>::max()) : x < (uint64_t(1) << (bits() - 1));
+    if (is_int())
+        return bits() >= 64 ? x <= uint64_t(std::numeric_limits<int64_t>::max())
+                            : x < (uint64_t(1) << (bits() - 1));
     if (is_uint()) return bits() >= 64 || x < (uint64_t(1) << bits());
     if (is_float()) return bits() == 64 ? uint64_t(double(x)) == x : uint64_t(float(x)) == x;
     return false;

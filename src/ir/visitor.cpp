@@ -9,7 +9,7 @@ void Visitor::include(const Expr& e) {
     case IRKind::T: visit(static_cast<const T*>(e.get())); break;
         TESSERA_FOR_EACH_EXPR(TESSERA_DISPATCH)
 #undef TESSERA_DISPATCH
-    default: break;
+        default: break;
     }
 }
 
@@ -20,7 +20,7 @@ void Visitor::include(const Stmt& s) {
     case IRKind::T: visit(static_cast<const T*>(s.get())); break;
         TESSERA_FOR_EACH_STMT(TESSERA_DISPATCH)
 #undef TESSERA_DISPATCH
-    default: break;
+        default: break;
     }
 }
 

@@ -13,11 +13,11 @@ std::vector<Expr> implicit_vars(int n) {
 }
 
 void check_source(const Func& source, const Region& bounds, const char* condition) {
-    TESSERA_USER_CHECK(source.defined()) << "BoundaryConditions::" << condition << " of Func " << source.name()
-                                         << ", which has no definition.";
+    TESSERA_USER_CHECK(source.defined()) << "BoundaryConditions::" << condition << " of Func "
+                                         << source.name() << ", which has no definition.";
     TESSERA_USER_CHECK(int(bounds.size()) <= source.dimensions())
-        << "BoundaryConditions::" << condition << " with " << bounds.size() << " bounds for Func " << source.name()
-        << ", which has " << source.dimensions() << " dimensions.";
+        << "BoundaryConditions::" << condition << " with " << bounds.size() << " bounds for Func "
+        << source.name() << ", which has " << source.dimensions() << " dimensions.";
 }
 
 // A Func reading the source at coordinates remapped into the bounds, dimension by dimension;
@@ -68,9 +68,8 @@ Func repeat_edge(const Func& source, const Region& bounds) {
 }
 
 Func repeat_image(const Func& source, const Region& bounds) {
-    return remap(source, bounds, "repeat_image", [](const Expr& x, const Expr& min, const Expr& extent) {
-        return (x - min) % extent + min;
-    });
+    return remap(source, bounds, "repeat_image",
+                 [](const Expr& x, const Expr& min, const Expr& extent) { return (x - min) % extent + min; });
 }
 
 Func mirror_image(const Func& source, const Region& bounds) {
@@ -98,7 +97,8 @@ Region bounds_of(const ImageParam& p) {
 
 Region bounds_of(const std::shared_ptr<lang::BufferContents>& b) {
     Region r;
-    for (int d = 0; d < b->raw.dimensions; d++) r.push_back({Expr(b->raw.dim[d].min), Expr(b->raw.dim[d].extent)});
+    for (int d = 0; d < b->raw.dimensions; d++)
+        r.push_back({Expr(b->raw.dim[d].min), Expr(b->raw.dim[d].extent)});
     return r;
 }
 
@@ -110,7 +110,9 @@ Func repeat_image(const ImageParam& p, const Region& bounds) { return repeat_ima
 Func mirror_image(const ImageParam& p, const Region& bounds) { return mirror_image(Func(p), bounds); }
 Func mirror_interior(const ImageParam& p, const Region& bounds) { return mirror_interior(Func(p), bounds); }
 
-Func constant_exterior(const ImageParam& p, const Expr& value) { return constant_exterior(Func(p), value, bounds_of(p)); }
+Func constant_exterior(const ImageParam& p, const Expr& value) {
+    return constant_exterior(Func(p), value, bounds_of(p));
+}
 Func repeat_edge(const ImageParam& p) { return repeat_edge(Func(p), bounds_of(p)); }
 Func repeat_image(const ImageParam& p) { return repeat_image(Func(p), bounds_of(p)); }
 Func mirror_image(const ImageParam& p) { return mirror_image(Func(p), bounds_of(p)); }

@@ -24,9 +24,7 @@ private:
         if (op->var_kind == ir::VariableKind::PureVar) pure_vars.push_back(op);
         if (op->var_kind == ir::VariableKind::ReductionVar) reduction_vars.push_back(op);
     }
-    void visit(const ir::Call* op) override {
-        ir::Visitor::visit(op);
-    }
+    void visit(const ir::Call* op) override { ir::Visitor::visit(op); }
 };
 
 CollectVariables collect(const std::vector<Expr>& exprs) {
@@ -50,13 +48,15 @@ void check_values(const FunctionContents& f, const std::vector<Expr>& values) {
     for (const Expr& v : values) {
         TESSERA_USER_CHECK(v.defined()) << "Func " << f.name << " is defined with an undefined Expr.";
         TESSERA_USER_CHECK(!v.type().is_handle())
-            << "Func " << f.name << " is defined with a string or handle value (" << v << "); Funcs hold numbers.";
+            << "Func " << f.name << " is defined with a string or handle value (" << v
+            << "); Funcs hold numbers.";
     }
 }
 
 }  // namespace
 
-std::string describe_definition(const std::string& name, const std::vector<Expr>& args, const std::vector<Expr>& values) {
+std::string describe_definition(const std::string& name, const std::vector<Expr>& args,
+                                const std::vector<Expr>& values) {
     std::ostringstream s;
     s << name << "(";
     for (size_t i = 0; i < args.size(); i++) s << (i ? ", " : "") << args[i];
@@ -71,26 +71,30 @@ std::string describe_definition(const std::string& name, const std::vector<Expr>
     return s.str();
 }
 
-std::vector<Expr> checked_call_args(const FunctionContents& f, const std::vector<Expr>& args, const char* what) {
+std::vector<Expr> checked_call_args(const FunctionContents& f, const std::vector<Expr>& args,
+                                    const char* what) {
     if (f.defined()) {
         TESSERA_USER_CHECK(int(args.size()) == f.dimensions())
-            << what << " " << f.name << " with " << args.size() << " argument" << (args.size() == 1 ? "" : "s")
-            << ", but " << f.name << " is defined over " << f.dimensions() << " (" << join_names(f.pure_args)
-            << "). Pass exactly one coordinate per dimension.";
+            << what << " " << f.name << " with " << args.size() << " argument"
+            << (args.size() == 1 ? "" : "s") << ", but " << f.name << " is defined over " << f.dimensions()
+            << " (" << join_names(f.pure_args) << "). Pass exactly one coordinate per dimension.";
     }
     std::vector<Expr> result;
     for (size_t i = 0; i < args.size(); i++) {
         const Expr& a = args[i];
-        TESSERA_USER_CHECK(a.defined()) << what << " " << f.name << ": argument " << i << " is an undefined Expr.";
+        TESSERA_USER_CHECK(a.defined())
+            << what << " " << f.name << ": argument " << i << " is an undefined Expr.";
         TESSERA_USER_CHECK(a.type().is_int_or_uint() && a.type().is_scalar())
-            << what << " " << f.name << ": argument " << i << " (" << a << ") has type " << type_name(a.type())
+            << what << " " << f.name << ": argument " << i << " (" << a << ") has type "
+            << type_name(a.type())
             << ", but Func coordinates are integers. Cast it with cast<int>() (or floor/round first).";
         result.push_back(a.type() == Int(32) ? a : cast(Int(32), a));
     }
     return result;
 }
 
-void check_pure_definition(const FunctionContents& f, const std::vector<Expr>& args, const std::vector<Expr>& values) {
+void check_pure_definition(const FunctionContents& f, const std::vector<Expr>& args,
+                           const std::vector<Expr>& values) {
     check_values(f, values);
     std::vector<std::string> names;
     for (const Expr& a : args) {
@@ -109,11 +113,11 @@ void check_pure_definition(const FunctionContents& f, const std::vector<Expr>& a
             << "). Add it to the left-hand side, or replace it by an expression of the arguments.";
     }
     if (!used.reduction_vars.empty()) {
-        TESSERA_USER_ERROR << "the pure definition " << describe_definition(f.name, args, values) << " uses the RVar "
-                           << used.reduction_vars[0]->name
-                           << ". A pure definition cannot iterate over an RDom: give " << f.name
-                           << " a pure definition first (e.g. " << f.name
-                           << "(...) = 0), then an update that uses the RDom, or use an inline reduction such as sum().";
+        TESSERA_USER_ERROR
+            << "the pure definition " << describe_definition(f.name, args, values) << " uses the RVar "
+            << used.reduction_vars[0]->name << ". A pure definition cannot iterate over an RDom: give "
+            << f.name << " a pure definition first (e.g. " << f.name
+            << "(...) = 0), then an update that uses the RDom, or use an inline reduction such as sum().";
     }
 }
 
@@ -128,8 +132,9 @@ std::shared_ptr<ReductionDomainContents> check_update_definition(const FunctionC
     for (size_t i = 0; i < values.size(); i++) {
         TESSERA_USER_CHECK(values[i].type() == f.output_types[i])
             << "the update " << text << " has type " << type_name(values[i].type()) << ", but " << f.name
-            << " was defined with type " << type_name(f.output_types[i]) << ". Cast the right-hand side with cast<"
-            << type_name(f.output_types[i]) << ">(...) or change the pure definition's type.";
+            << " was defined with type " << type_name(f.output_types[i])
+            << ". Cast the right-hand side with cast<" << type_name(f.output_types[i])
+            << ">(...) or change the pure definition's type.";
     }
     // Bare Vars on the left must sit where the pure definition put them.
     std::vector<std::string> bare_vars;
@@ -155,9 +160,9 @@ std::shared_ptr<ReductionDomainContents> check_update_definition(const FunctionC
     for (const ir::Variable* v : used.reduction_vars) {
         TESSERA_INTERNAL_CHECK(v->rdom) << "RVar without RDom";
         if (!rdom) rdom = v->rdom;
-        TESSERA_USER_CHECK(rdom == v->rdom) << "the update " << text << " uses RVars of two RDoms (" << rdom->name
-                                            << " and " << v->rdom->name
-                                            << "). An update iterates over one RDom; make a multi-dimensional RDom instead.";
+        TESSERA_USER_CHECK(rdom == v->rdom)
+            << "the update " << text << " uses RVars of two RDoms (" << rdom->name << " and " << v->rdom->name
+            << "). An update iterates over one RDom; make a multi-dimensional RDom instead.";
     }
     return rdom;
 }

@@ -9,10 +9,12 @@
 namespace tessera::lang {
 
 // The arguments of a call or a definition of f: right count, integer types; converted to Int(32).
-std::vector<Expr> checked_call_args(const FunctionContents& f, const std::vector<Expr>& args, const char* what);
+std::vector<Expr> checked_call_args(const FunctionContents& f, const std::vector<Expr>& args,
+                                    const char* what);
 
 // A pure definition f(vars) = values: distinct Vars, no free Vars or RVars on the right.
-void check_pure_definition(const FunctionContents& f, const std::vector<Expr>& args, const std::vector<Expr>& values);
+void check_pure_definition(const FunctionContents& f, const std::vector<Expr>& args,
+                           const std::vector<Expr>& values);
 
 // An update f(args) = values: types match the pure definition, Vars on the right appear bare on
 // the left, all RVars come from one RDom. Returns that RDom (null if none).
@@ -21,6 +23,7 @@ std::shared_ptr<ReductionDomainContents> check_update_definition(const FunctionC
                                                                  const std::vector<Expr>& values);
 
 // "f(x, y) = x + y", for messages.
-std::string describe_definition(const std::string& name, const std::vector<Expr>& args, const std::vector<Expr>& values);
+std::string describe_definition(const std::string& name, const std::vector<Expr>& args,
+                                const std::vector<Expr>& values);
 
 }  // namespace tessera::lang

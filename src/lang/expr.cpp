@@ -1,7 +1,7 @@
 // The constructors of Expr from C++ constants.
 
-#include "ir/expr_nodes.h"
 #include "tessera/expr.h"
+#include "ir/expr_nodes.h"
 
 namespace tessera {
 

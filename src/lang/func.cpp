@@ -43,7 +43,9 @@ public:
     bool found = false;
 
 private:
-    void visit(const ir::Variable* op) override { found = found || op->var_kind == ir::VariableKind::ReductionVar; }
+    void visit(const ir::Variable* op) override {
+        found = found || op->var_kind == ir::VariableKind::ReductionVar;
+    }
     void visit(const ir::Call* op) override {
         found = found || (op->call_type == ir::CallType::Func && op->function().get() == &self);
         ir::Visitor::visit(op);
@@ -96,7 +98,8 @@ private:
 };
 
 // f(x, _) = e: the placeholder stands for the implicit Vars e uses that the other arguments do not.
-std::vector<Expr> expand_definition_placeholder(const std::vector<Expr>& args, const std::vector<Expr>& values) {
+std::vector<Expr> expand_definition_placeholder(const std::vector<Expr>& args,
+                                                const std::vector<Expr>& values) {
     FindImplicitVars used, named;
     for (const Expr& v : values) used.include(v);
     for (const Expr& a : args) named.include(a);
@@ -123,9 +126,9 @@ std::vector<Expr> pure_vars_like(const std::vector<Expr>& args) {
     }
     for (size_t i = 0; i < args.size(); i++) {
         const ir::Variable* v = args[i].as<ir::Variable>();
-        if (v && v->var_kind == ir::VariableKind::PureVar && std::count_if(vars.begin(), vars.end(), [&](const Expr& e) {
-                return e.as<ir::Variable>()->name == v->name;
-            }) == 0) {
+        if (v && v->var_kind == ir::VariableKind::PureVar &&
+            std::count_if(vars.begin(), vars.end(),
+                          [&](const Expr& e) { return e.as<ir::Variable>()->name == v->name; }) == 0) {
             vars.push_back(args[i]);
             continue;
         }
@@ -177,9 +180,10 @@ Stage FuncRef::operator=(const Tuple& values_tuple) {
     }
     if (!f.defined()) {
         TESSERA_USER_CHECK(all_distinct_pure_vars(args_))
-            << "the first definition of Func " << f.name << " is " << lang::describe_definition(f.name, args_, values)
-            << ", whose arguments are not all Vars. Give " << f.name
-            << " a pure definition over Vars first (e.g. " << f.name << "(x) = 0), then update it at other points.";
+            << "the first definition of Func " << f.name << " is "
+            << lang::describe_definition(f.name, args_, values) << ", whose arguments are not all Vars. Give "
+            << f.name << " a pure definition over Vars first (e.g. " << f.name
+            << "(x) = 0), then update it at other points.";
         lang::check_pure_definition(f, args_, values);
         for (const Expr& a : args_) f.pure_args.push_back(a.as<ir::Variable>()->name);
         f.pure.args = args_;
@@ -190,12 +194,13 @@ Stage FuncRef::operator=(const Tuple& values_tuple) {
         return Stage(function_, 0);
     }
     if (same_pure_args(f, args_) && !mentions_reduction_or_self(f, values)) {
-        TESSERA_USER_ERROR << "Func " << f.name << " is defined twice: "
-                           << lang::describe_definition(f.name, f.pure.args, f.pure.values) << ", then "
-                           << lang::describe_definition(f.name, args_, values)
-                           << ". A second pure definition would silently replace the first. Use a new Func, or "
-                              "write an update that reads "
-                           << f.name << " (e.g. " << f.name << "(...) = " << f.name << "(...) + 1).";
+        TESSERA_USER_ERROR
+            << "Func " << f.name
+            << " is defined twice: " << lang::describe_definition(f.name, f.pure.args, f.pure.values)
+            << ", then " << lang::describe_definition(f.name, args_, values)
+            << ". A second pure definition would silently replace the first. Use a new Func, or "
+               "write an update that reads "
+            << f.name << " (e.g. " << f.name << "(...) = " << f.name << "(...) + 1).";
     }
     return define_update(values);
 }
@@ -223,12 +228,13 @@ Stage FuncRef::update_with(const Tuple& values, int identity, Expr (*combine)(Ex
         // As in Halide: f(args) += e on an undefined f first defines f to the operator's identity
         // everywhere, with the types of e.
         std::vector<Expr> initial;
-        for (size_t i = 0; i < values.size(); i++) initial.push_back(ir::make_const(values[i].type(), int64_t(identity)));
+        for (size_t i = 0; i < values.size(); i++)
+            initial.push_back(ir::make_const(values[i].type(), int64_t(identity)));
         FuncRef(function_, pure_vars_like(args_)) = Tuple(initial);
     }
     TESSERA_USER_CHECK(f.output_types.size() == values.size())
-        << "Func " << f.name << " has " << f.output_types.size() << " value" << (f.output_types.size() == 1 ? "" : "s")
-        << ", but " << op << " gives " << values.size() << ".";
+        << "Func " << f.name << " has " << f.output_types.size() << " value"
+        << (f.output_types.size() == 1 ? "" : "s") << ", but " << op << " gives " << values.size() << ".";
     std::vector<Expr> updated;
     FuncRef self(function_, args_);
     for (size_t i = 0; i < values.size(); i++) {
@@ -267,8 +273,8 @@ FuncRef::operator Expr() const {
 FuncTupleElementRef FuncRef::operator[](int i) const {
     const lang::FunctionContents& f = require_defined(function_, "a call");
     TESSERA_USER_CHECK(i >= 0 && i < int(f.output_types.size()))
-        << "Func " << f.name << " has " << f.output_types.size() << " value" << (f.output_types.size() == 1 ? "" : "s")
-        << "; there is no value [" << i << "].";
+        << "Func " << f.name << " has " << f.output_types.size() << " value"
+        << (f.output_types.size() == 1 ? "" : "s") << "; there is no value [" << i << "].";
     return FuncTupleElementRef(*this, i);
 }
 
@@ -309,7 +315,8 @@ Func::Func(const std::string& name) : contents_(lang::make_function(name)) {}
 
 Func::Func(const Expr& e) : Func() { (*this)() = e; }
 
-std::shared_ptr<lang::FunctionContents> Func::wrap_buffer(const std::shared_ptr<lang::BufferContents>& b, Type t) {
+std::shared_ptr<lang::FunctionContents> Func::wrap_buffer(const std::shared_ptr<lang::BufferContents>& b,
+                                                          Type t) {
     auto f = lang::make_function(lang::unique_name(b->name + "_im"));
     std::vector<Expr> vars;
     for (int d = 0; d < b->raw.dimensions; d++) vars.push_back(Var::implicit(d));
@@ -330,18 +337,22 @@ std::vector<Var> Func::args() const {
 Expr Func::value() const { return require_defined(contents_, "value()").pure.values[0]; }
 Tuple Func::values() const { return Tuple(require_defined(contents_, "values()").pure.values); }
 Type Func::type() const { return require_defined(contents_, "type()").output_types[0]; }
-const std::vector<Type>& Func::output_types() const { return require_defined(contents_, "output_types()").output_types; }
+const std::vector<Type>& Func::output_types() const {
+    return require_defined(contents_, "output_types()").output_types;
+}
 int Func::outputs() const { return int(output_types().size()); }
 bool Func::has_update_definition() const { return !contents_->updates.empty(); }
 int Func::num_update_definitions() const { return int(contents_->updates.size()); }
 
 std::vector<Expr> Func::update_args(int i) const {
-    TESSERA_USER_CHECK(i >= 0 && i < num_update_definitions()) << "Func " << name() << " has no update " << i << ".";
+    TESSERA_USER_CHECK(i >= 0 && i < num_update_definitions())
+        << "Func " << name() << " has no update " << i << ".";
     return contents_->updates[i].args;
 }
 
 Expr Func::update_value(int i) const {
-    TESSERA_USER_CHECK(i >= 0 && i < num_update_definitions()) << "Func " << name() << " has no update " << i << ".";
+    TESSERA_USER_CHECK(i >= 0 && i < num_update_definitions())
+        << "Func " << name() << " has no update " << i << ".";
     return contents_->updates[i].values[0];
 }
 
@@ -387,7 +398,9 @@ Realization Func::realize(std::vector<int32_t> sizes, const Target& target) {
     return pipeline().realize(std::move(sizes), target);
 }
 
-void Func::realize(Realization outputs, const Target& target) { pipeline().realize(std::move(outputs), target); }
+void Func::realize(Realization outputs, const Target& target) {
+    pipeline().realize(std::move(outputs), target);
+}
 
 void Func::compile_jit(const Target& target) { pipeline().compile_jit(target); }
 

@@ -29,7 +29,7 @@ struct ReductionDomainContents {
 // One definition of a Func: pure (args are the pure Vars) or an update (args are any Exprs).
 struct Definition {
     std::vector<Expr> args;
-    std::vector<Expr> values;  // one per Tuple element
+    std::vector<Expr> values;                       // one per Tuple element
     std::shared_ptr<ReductionDomainContents> rdom;  // the RDom an update iterates over, if any
     bool defined() const { return !values.empty(); }
 };

@@ -2,8 +2,8 @@
 
 #include <chrono>
 #include <fstream>
-#include <mutex>
 #include <iostream>
+#include <mutex>
 
 #include "ir/printer.h"
 #include "lang/compiled_pipeline.h"
@@ -40,34 +40,38 @@ void run_compiled(const targets::JITModule& module, void** args) {
     last_pipeline_error.clear();
     const int32_t code = module.call(args);
     if (code != 0) {
-        throw RuntimeError("Error: " + (last_pipeline_error.empty() ? "the pipeline failed with code " + std::to_string(code)
-                                                                    : last_pipeline_error));
+        throw RuntimeError("Error: " + (last_pipeline_error.empty()
+                                            ? "the pipeline failed with code " + std::to_string(code)
+                                            : last_pipeline_error));
     }
 }
 
-std::shared_ptr<lang::CompiledPipeline> compile(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs) {
+std::shared_ptr<lang::CompiledPipeline> compile(
+    const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs) {
     const auto start = std::chrono::steady_clock::now();
     auto compiled = std::make_shared<lang::CompiledPipeline>();
-    for (const auto& f : lowering::pipeline_functions(outputs)) compiled->signature.emplace_back(f, f->version);
+    for (const auto& f : lowering::pipeline_functions(outputs))
+        compiled->signature.emplace_back(f, f->version);
     lowering::LoweredPipeline lowered = lowering::lower(outputs, "tessera_pipeline");
     compiled->module = targets::jit_compile(lowered.function);
     compiled->arguments = std::move(lowered.arguments);
     compiled->loop_nest = std::move(lowered.loop_nest);
-    compiled->compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    compiled->compile_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return compiled;
 }
 
 void* argument_address(const PipelineArgument& a, const std::vector<Buffer<>>& outputs, size_t& next_output) {
     switch (a.kind) {
-    case PipelineArgument::Kind::OutputBuffer: return outputs[next_output++].raw_buffer();
-    case PipelineArgument::Kind::InputBuffer:
-        if (a.buffer) return &a.buffer->raw;
-        if (!a.param->buffer) {
-            TESSERA_RUNTIME_ERROR << "ImageParam " << a.name << " is not set. Call " << a.name
-                                  << ".set(buffer) before realizing the pipeline.";
-        }
-        return &a.param->buffer->raw;
-    case PipelineArgument::Kind::Scalar: return a.param->scalar;
+        case PipelineArgument::Kind::OutputBuffer: return outputs[next_output++].raw_buffer();
+        case PipelineArgument::Kind::InputBuffer:
+            if (a.buffer) return &a.buffer->raw;
+            if (!a.param->buffer) {
+                TESSERA_RUNTIME_ERROR << "ImageParam " << a.name << " is not set. Call " << a.name
+                                      << ".set(buffer) before realizing the pipeline.";
+            }
+            return &a.param->buffer->raw;
+        case PipelineArgument::Kind::Scalar: return a.param->scalar;
     }
     return nullptr;
 }
@@ -93,10 +97,10 @@ Realization::Realization(std::vector<Buffer<>> buffers) : buffers_(std::move(buf
 }
 
 void Realization::check_single_output() const {
-    TESSERA_USER_CHECK(buffers_.size() == 1)
-        << "this Realization holds " << buffers_.size()
-        << " buffers (the pipeline has several outputs or a Tuple); take one with operator[] instead of converting "
-           "the whole Realization to a Buffer.";
+    TESSERA_USER_CHECK(buffers_.size() == 1) << "this Realization holds " << buffers_.size()
+                                             << " buffers (the pipeline has several outputs or a Tuple); "
+                                                "take one with operator[] instead of converting "
+                                                "the whole Realization to a Buffer.";
 }
 
 // --- Pipeline ---
@@ -132,8 +136,8 @@ Realization Pipeline::realize(std::vector<int32_t> sizes, const Target& target) 
         if (a.kind != PipelineArgument::Kind::OutputBuffer) continue;
         if (int(sizes.size()) != a.dimensions) {
             TESSERA_RUNTIME_ERROR << "realize() of " << a.func << " with " << sizes.size() << " size"
-                                  << (sizes.size() == 1 ? "" : "s") << ", but " << a.func << " has " << a.dimensions
-                                  << " dimensions. Pass one size per dimension.";
+                                  << (sizes.size() == 1 ? "" : "s") << ", but " << a.func << " has "
+                                  << a.dimensions << " dimensions. Pass one size per dimension.";
         }
         buffers.emplace_back(a.type, std::vector<int>(sizes.begin(), sizes.end()), a.name);
     }
@@ -148,16 +152,18 @@ void Pipeline::realize(Realization outputs, const Target& target) {
     size_t expected = 0;
     for (const PipelineArgument& a : c.arguments) expected += a.kind == PipelineArgument::Kind::OutputBuffer;
     if (outputs.size() != expected) {
-        TESSERA_RUNTIME_ERROR << "realize() into " << outputs.size() << " buffer" << (outputs.size() == 1 ? "" : "s")
-                              << ", but the pipeline produces " << expected
-                              << " (one per output Func and Tuple element).";
+        TESSERA_RUNTIME_ERROR << "realize() into " << outputs.size() << " buffer"
+                              << (outputs.size() == 1 ? "" : "s") << ", but the pipeline produces "
+                              << expected << " (one per output Func and Tuple element).";
     }
     for (size_t i = 0; i < outputs.size(); i++) {
-        if (!outputs[i].defined()) TESSERA_RUNTIME_ERROR << "realize() into an undefined buffer (output " << i << ").";
+        if (!outputs[i].defined())
+            TESSERA_RUNTIME_ERROR << "realize() into an undefined buffer (output " << i << ").";
     }
     std::vector<void*> args;
     size_t next_output = 0;
-    for (const PipelineArgument& a : c.arguments) args.push_back(argument_address(a, outputs.buffers(), next_output));
+    for (const PipelineArgument& a : c.arguments)
+        args.push_back(argument_address(a, outputs.buffers(), next_output));
     run_compiled(*c.module, args.data());
 }
 
@@ -179,10 +185,14 @@ void Pipeline::compile_to_lowered_stmt(const std::string& filename, const std::v
     }
     out << "<html><body><pre>\n";
     for (char c : text) {
-        if (c == '<') out << "&lt;";
-        else if (c == '>') out << "&gt;";
-        else if (c == '&') out << "&amp;";
-        else out << c;
+        if (c == '<')
+            out << "&lt;";
+        else if (c == '>')
+            out << "&gt;";
+        else if (c == '&')
+            out << "&amp;";
+        else
+            out << c;
     }
     out << "</pre></body></html>\n";
 }

@@ -8,7 +8,8 @@ namespace tessera {
 
 Target::Target(const std::string& description) : description_(description) {
     TESSERA_USER_CHECK(description == "host" || description.rfind("host-", 0) == 0)
-        << "unknown target \"" << description << "\". This version of Tessera compiles for the host CPU only: use "
+        << "unknown target \"" << description
+        << "\". This version of Tessera compiles for the host CPU only: use "
         << "\"host\".";
 }
 

@@ -3,9 +3,9 @@
 
 #include <doctest/doctest.h>
 
+#include <tessera/tessera.h>
 #include <cmath>
 #include <random>
-#include <tessera/tessera.h>
 
 using namespace tessera;
 
@@ -63,13 +63,14 @@ TEST_CASE("integer division and modulo round toward negative infinity and give z
 
 TEST_CASE("uint8 arithmetic wraps and mixed types follow Halide's coercion rules") {
     std::mt19937 rng(2);
-    Buffer<uint8_t> a = random_buffer<uint8_t>(19, 5, rng, 0, 255), b = random_buffer<uint8_t>(19, 5, rng, 0, 255);
+    Buffer<uint8_t> a = random_buffer<uint8_t>(19, 5, rng, 0, 255),
+                    b = random_buffer<uint8_t>(19, 5, rng, 0, 255);
     Var x("x"), y("y");
     Func wrap("wrap"), widened("widened"), mixed("mixed"), as_float("as_float");
-    wrap(x, y) = a(x, y) + b(x, y);                       // uint8, wraps
-    widened(x, y) = cast<uint16_t>(a(x, y)) + b(x, y);    // uint16
-    mixed(x, y) = a(x, y) - cast<int8_t>(b(x, y));        // uint8 with int8: a signed int of the wider width
-    as_float(x, y) = a(x, y) * 0.5f;                      // float32
+    wrap(x, y) = a(x, y) + b(x, y);                     // uint8, wraps
+    widened(x, y) = cast<uint16_t>(a(x, y)) + b(x, y);  // uint16
+    mixed(x, y) = a(x, y) - cast<int8_t>(b(x, y));      // uint8 with int8: a signed int of the wider width
+    as_float(x, y) = a(x, y) * 0.5f;                    // float32
     CHECK(wrap.type() == UInt(8));
     CHECK(widened.type() == UInt(16));
     CHECK(mixed.type() == Int(8));
@@ -118,10 +119,11 @@ TEST_CASE("math functions match the C library") {
     for (int k = 0; k < 37; k++) {
         float a = float(k) / 7.0f + 0.1f;
         float expect[] = {std::sqrt(a), std::exp(a), std::log(a), std::pow(a, 1.5f),
-                          std::sin(a), std::cos(a), std::tan(a), std::tanh(a)};
+                          std::sin(a),  std::cos(a), std::tan(a), std::tanh(a)};
         for (int i = 0; i < 8; i++) {
             Buffer<float> out = r[i];
-            CHECK_MESSAGE(out(k) == doctest::Approx(expect[i]).epsilon(1e-6), "function " << i << " at " << a);
+            CHECK_MESSAGE(out(k) == doctest::Approx(expect[i]).epsilon(1e-6),
+                          "function " << i << " at " << a);
         }
         float b = float(k) / 4.0f - 5.0f;
         float expect_g[] = {std::floor(b), std::ceil(b), std::nearbyint(b), std::trunc(b), std::fabs(b)};
@@ -152,13 +154,15 @@ TEST_CASE("select, min, max, clamp and logical operators") {
     Buffer<int> a = random_buffer<int>(23, 3, rng, -50, 50);
     Var x("x"), y("y");
     Func f("f");
-    f(x, y) = select(a(x, y) > 10 && a(x, y) < 40, min(a(x, y), 20), a(x, y) < -20 || x == 3, max(a(x, y), -30),
-                     clamp(a(x, y), -5, 5));
+    f(x, y) = select(a(x, y) > 10 && a(x, y) < 40, min(a(x, y), 20), a(x, y) < -20 || x == 3,
+                     max(a(x, y), -30), clamp(a(x, y), -5, 5));
     Buffer<int> out = f.realize({23, 3});
     for (int j = 0; j < 3; j++) {
         for (int i = 0; i < 23; i++) {
             int v = a(i, j);
-            int expect = (v > 10 && v < 40) ? std::min(v, 20) : (v < -20 || i == 3) ? std::max(v, -30) : std::clamp(v, -5, 5);
+            int expect = (v > 10 && v < 40)    ? std::min(v, 20)
+                         : (v < -20 || i == 3) ? std::max(v, -30)
+                                               : std::clamp(v, -5, 5);
             CHECK_MESSAGE(out(i, j) == expect, "at " << i << ", " << j << " with " << v);
         }
     }
@@ -189,5 +193,6 @@ TEST_CASE("a negative signed shift amount shifts the other way") {
     Func f("f");
     f(x) = Expr(256) << (x - 4);
     Buffer<int> out = f.realize({9});
-    for (int k = 0; k < 9; k++) CHECK_MESSAGE(out(k) == (k >= 4 ? 256 << (k - 4) : 256 >> (4 - k)), "shift " << k - 4);
+    for (int k = 0; k < 9; k++)
+        CHECK_MESSAGE(out(k) == (k >= 4 ? 256 << (k - 4) : 256 >> (4 - k)), "shift " << k - 4);
 }

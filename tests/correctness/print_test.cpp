@@ -2,11 +2,11 @@
 
 #include <doctest/doctest.h>
 
+#include <tessera/tessera.h>
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
-#include <tessera/tessera.h>
-#include <unistd.h>
 
 using namespace tessera;
 
@@ -67,8 +67,8 @@ TEST_CASE("trace_stores prints every stored value with its coordinates") {
     for (int j = 0; j < 2; j++)
         for (int i = 0; i < 3; i++) {
             CHECK(out(i, j) == i * 10 + j);
-            const std::string line = "Store traced( " + std::to_string(i) + " , " + std::to_string(j) + " ) = " +
-                                     std::to_string(i * 10 + j);
+            const std::string line = "Store traced( " + std::to_string(i) + " , " + std::to_string(j) +
+                                     " ) = " + std::to_string(i * 10 + j);
             CHECK_MESSAGE(text.find(line) != std::string::npos, line);
         }
 }

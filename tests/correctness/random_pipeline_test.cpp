@@ -4,10 +4,10 @@
 
 #include <doctest/doctest.h>
 
+#include <tessera/tessera.h>
 #include <cstdlib>
 #include <functional>
 #include <random>
-#include <tessera/tessera.h>
 
 using namespace tessera;
 
@@ -33,30 +33,30 @@ int32_t mod(int32_t a, int32_t m) { return ((a % m) + m) % m; }
 int32_t combine(int op, int32_t a, int32_t b) {
     auto wrap = [](int64_t v) { return int32_t(uint32_t(uint64_t(v))); };
     switch (op) {
-    case 0: return wrap(int64_t(a) + b);
-    case 1: return wrap(int64_t(a) - b);
-    case 2: return wrap(int64_t(a) * mod(b, 7));
-    case 3: return std::min(a, b);
-    case 4: return std::max(a, b);
-    case 5: {  // Euclidean division by a small nonzero divisor
-        int32_t d = mod(b, 5) + 6;
-        int32_t q = a / d;
-        if (a % d < 0) q -= 1;
-        return q;
-    }
-    default: return a > b ? a - b : b;
+        case 0: return wrap(int64_t(a) + b);
+        case 1: return wrap(int64_t(a) - b);
+        case 2: return wrap(int64_t(a) * mod(b, 7));
+        case 3: return std::min(a, b);
+        case 4: return std::max(a, b);
+        case 5: {  // Euclidean division by a small nonzero divisor
+            int32_t d = mod(b, 5) + 6;
+            int32_t q = a / d;
+            if (a % d < 0) q -= 1;
+            return q;
+        }
+        default: return a > b ? a - b : b;
     }
 }
 
 Expr combine(int op, const Expr& a, const Expr& b) {
     switch (op) {
-    case 0: return a + b;
-    case 1: return a - b;
-    case 2: return a * (b % 7);
-    case 3: return min(a, b);
-    case 4: return max(a, b);
-    case 5: return a / ((b % 5) + 6);
-    default: return select(a > b, a - b, b);
+        case 0: return a + b;
+        case 1: return a - b;
+        case 2: return a * (b % 7);
+        case 3: return min(a, b);
+        case 4: return max(a, b);
+        case 5: return a / ((b % 5) + 6);
+        default: return select(a > b, a - b, b);
     }
 }
 
@@ -65,7 +65,8 @@ std::vector<StageSpec> random_specs(std::mt19937& rng, int stages) {
     std::vector<StageSpec> specs;
     for (int i = 0; i < stages; i++) {
         std::uniform_int_distribution<int> source(-1, i - 1);
-        specs.push_back({{source(rng), offset(rng), offset(rng)}, {source(rng), offset(rng), offset(rng)}, op(rng)});
+        specs.push_back(
+            {{source(rng), offset(rng), offset(rng)}, {source(rng), offset(rng), offset(rng)}, op(rng)});
     }
     return specs;
 }
@@ -76,7 +77,8 @@ Buffer<int32_t> reference(const std::vector<StageSpec>& specs, const Buffer<int3
     const int n = int(specs.size());
     std::vector<Buffer<int32_t>> values;
     auto read = [&](int source, int x, int y) {
-        if (source < 0) return input(std::clamp(x, 0, input.width() - 1), std::clamp(y, 0, input.height() - 1));
+        if (source < 0)
+            return input(std::clamp(x, 0, input.width() - 1), std::clamp(y, 0, input.height() - 1));
         return values[source](x, y);
     };
     for (int i = 0; i < n; i++) {
@@ -86,7 +88,8 @@ Buffer<int32_t> reference(const std::vector<StageSpec>& specs, const Buffer<int3
         for (int y = -margin; y < h + margin; y++)
             for (int x = -margin; x < w + margin; x++) {
                 const StageSpec& s = specs[i];
-                v(x, y) = combine(s.op, read(s.a.source, x + s.a.dx, y + s.a.dy), read(s.b.source, x + s.b.dx, y + s.b.dy));
+                v(x, y) = combine(s.op, read(s.a.source, x + s.a.dx, y + s.a.dy),
+                                  read(s.b.source, x + s.b.dx, y + s.b.dy));
             }
         values.push_back(v);
     }
@@ -131,8 +134,9 @@ TEST_CASE("random pipelines under random placements match plain C++") {
         for (int yy = 0; yy < h; yy++)
             for (int xx = 0; xx < w; xx++)
                 if (out(xx, yy) != expected(xx, yy) && mismatches++ == 0)
-                    FAIL_CHECK("trial " << trial << " (" << stages << " stages, " << w << "x" << h << ") differs at "
-                                        << xx << ", " << yy << ": " << out(xx, yy) << " != " << expected(xx, yy));
+                    FAIL_CHECK("trial " << trial << " (" << stages << " stages, " << w << "x" << h
+                                        << ") differs at " << xx << ", " << yy << ": " << out(xx, yy)
+                                        << " != " << expected(xx, yy));
         CHECK_MESSAGE(mismatches == 0, "trial " << trial);
     }
 }

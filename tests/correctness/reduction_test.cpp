@@ -2,8 +2,8 @@
 
 #include <doctest/doctest.h>
 
-#include <random>
 #include <tessera/tessera.h>
+#include <random>
 
 using namespace tessera;
 

@@ -2,9 +2,9 @@
 
 #include <doctest/doctest.h>
 
+#include <tessera/tessera.h>
 #include <algorithm>
 #include <random>
-#include <tessera/tessera.h>
 
 using namespace tessera;
 
@@ -46,7 +46,8 @@ void check_equal(const Buffer<uint16_t>& a, const Buffer<uint16_t>& b) {
     int mismatches = 0;
     for (int y = 0; y < a.height(); y++)
         for (int x = 0; x < a.width(); x++)
-            if (a(x, y) != b(x, y) && mismatches++ < 5) CHECK_MESSAGE(a(x, y) == b(x, y), "at " << x << ", " << y);
+            if (a(x, y) != b(x, y) && mismatches++ < 5)
+                CHECK_MESSAGE(a(x, y) == b(x, y), "at " << x << ", " << y);
     CHECK(mismatches == 0);
 }
 

@@ -19,7 +19,9 @@ std::string compile_error_of(Action&& action) {
     return "";
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -79,7 +81,8 @@ TEST_CASE("a float coordinate and an out-of-range integer constant are refused")
     Var x("x");
     f(x) = x;
     CHECK(contains(compile_error_of([&] { g(x) = f(cast<float>(x)); }), "Func coordinates are integers"));
-    CHECK(contains(compile_error_of([&] { g(x) = cast<uint8_t>(x) + 300; }), "cannot be represented as uint8"));
+    CHECK(
+        contains(compile_error_of([&] { g(x) = cast<uint8_t>(x) + 300; }), "cannot be represented as uint8"));
 }
 
 TEST_CASE("an RVar in a pure definition points to updates and inline reductions") {

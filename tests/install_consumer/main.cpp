@@ -1,7 +1,7 @@
 // A program built against the installed package: defines, compiles and runs a small pipeline.
 
-#include <cstdio>
 #include <tessera/tessera.h>
+#include <cstdio>
 
 using namespace tessera;
 

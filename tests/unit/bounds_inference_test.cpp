@@ -2,8 +2,8 @@
 
 #include <doctest/doctest.h>
 
-#include <map>
 #include <tessera/tessera.h>
+#include <map>
 
 #include "ir/printer.h"
 #include "ir/simplify.h"

@@ -54,7 +54,8 @@ TEST_CASE("a new buffer is dense, zeroed and 64-byte aligned, dimension 0 innerm
     CHECK(&b(pos) == &b(4, 2, 1));
 }
 
-TEST_CASE("width, height and channels are 1 where a dimension is absent, and raw_buffer describes the buffer") {
+TEST_CASE(
+    "width, height and channels are 1 where a dimension is absent, and raw_buffer describes the buffer") {
     Buffer<float> b(std::vector<int>{9});
     CHECK(b.width() == 9);
     CHECK(b.height() == 1);

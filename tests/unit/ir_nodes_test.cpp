@@ -15,7 +15,8 @@ TEST_CASE("immediates wrap to the width of their type") {
 
 TEST_CASE("the printer shows nested expressions and loops readably") {
     Expr x = int_var("x");
-    Stmt loop = For::make("x", 0, 10, ForKind::Serial, Store::make("f", Add::make(x, make_const(Int(32), int64_t(1))), x));
+    Stmt loop = For::make("x", 0, 10, ForKind::Serial,
+                          Store::make("f", Add::make(x, make_const(Int(32), int64_t(1))), x));
     CHECK(to_string(loop) == "for (x, 0, 10) {\n  f[x] = (x + 1)\n}\n");
 }
 

@@ -23,7 +23,8 @@ constexpr int kChain = 100000;
 Stmt let_stmt_chain(int n) {
     Stmt body = Provide::make("f", {make_zero(Int(32))}, {int_var("v" + std::to_string(n - 1))});
     for (int i = n - 1; i >= 0; i--) {
-        Expr value = i == 0 ? int_var("a") : Add::make(int_var("v" + std::to_string(i - 1)), make_one(Int(32)));
+        Expr value =
+            i == 0 ? int_var("a") : Add::make(int_var("v" + std::to_string(i - 1)), make_one(Int(32)));
         body = LetStmt::make("v" + std::to_string(i), value, body);
     }
     return body;
@@ -32,7 +33,8 @@ Stmt let_stmt_chain(int n) {
 Expr let_expr_chain(int n) {
     Expr body = int_var("v" + std::to_string(n - 1));
     for (int i = n - 1; i >= 0; i--) {
-        Expr value = i == 0 ? int_var("a") : Add::make(int_var("v" + std::to_string(i - 1)), make_one(Int(32)));
+        Expr value =
+            i == 0 ? int_var("a") : Add::make(int_var("v" + std::to_string(i - 1)), make_one(Int(32)));
         body = Let::make("v" + std::to_string(i), value, body);
     }
     return body;
@@ -82,7 +84,8 @@ TEST_CASE("the visitor, mutator, printer and simplifier handle a long Let expres
 
 TEST_CASE("a block of a hundred thousand statements is visited and mutated") {
     std::vector<Stmt> stmts;
-    for (int i = 0; i < kChain; i++) stmts.push_back(Store::make("f", make_const(Int(32), int64_t(i)), make_const(Int(32), int64_t(i))));
+    for (int i = 0; i < kChain; i++)
+        stmts.push_back(Store::make("f", make_const(Int(32), int64_t(i)), make_const(Int(32), int64_t(i))));
     Stmt s = Block::make(std::move(stmts));
     Visitor().include(s);
     CHECK(simplify(s).defined());
