@@ -131,8 +131,11 @@ struct Variable : ExprNodeOf<Variable, IRKind::Variable> {
     VariableKind var_kind;
     // For a Param, the parameter it reads.
     std::shared_ptr<lang::ParameterContents> param;
-    // For a ReductionVar, the RDom it belongs to.
+    // For a ReductionVar, the RDom it belongs to. Held weakly inside the RDom's own where()
+    // predicate, so that an RDom does not own itself.
     std::shared_ptr<lang::ReductionDomainContents> rdom;
+    std::weak_ptr<lang::ReductionDomainContents> weak_rdom;
+    std::shared_ptr<lang::ReductionDomainContents> domain() const { return rdom ? rdom : weak_rdom.lock(); }
     Variable(Type t, std::string n, VariableKind k) : ExprNodeOf(t), name(std::move(n)), var_kind(k) {}
     static Expr make(Type t, const std::string& name, VariableKind kind = VariableKind::Plain);
     static Expr make_param(Type t, const std::string& name, std::shared_ptr<lang::ParameterContents> p);

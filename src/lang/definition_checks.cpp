@@ -158,10 +158,11 @@ std::shared_ptr<ReductionDomainContents> check_update_definition(const FunctionC
     }
     std::shared_ptr<ReductionDomainContents> rdom;
     for (const ir::Variable* v : used.reduction_vars) {
-        TESSERA_INTERNAL_CHECK(v->rdom) << "RVar without RDom";
-        if (!rdom) rdom = v->rdom;
-        TESSERA_USER_CHECK(rdom == v->rdom)
-            << "the update " << text << " uses RVars of two RDoms (" << rdom->name << " and " << v->rdom->name
+        TESSERA_INTERNAL_CHECK(v->domain()) << "RVar without RDom";
+        if (!rdom) rdom = v->domain();
+        TESSERA_USER_CHECK(rdom == v->domain())
+            << "the update " << text << " uses RVars of two RDoms (" << rdom->name << " and "
+            << v->domain()->name
             << "). An update iterates over one RDom; make a multi-dimensional RDom instead.";
     }
     return rdom;

@@ -32,7 +32,8 @@ private:
             vars.push_back(ir::handle_of(op));
         if (op->var_kind == ir::VariableKind::ReductionVar && seen.insert(op->name).second) {
             rvars.push_back(op);
-            if (std::find(rdoms.begin(), rdoms.end(), op->rdom) == rdoms.end()) rdoms.push_back(op->rdom);
+            if (std::find(rdoms.begin(), rdoms.end(), op->domain()) == rdoms.end())
+                rdoms.push_back(op->domain());
         }
     }
 };
@@ -74,7 +75,7 @@ Reduction analyze(const Expr& e, const RDom* explicit_rdom, const char* reductio
         r.call_args.push_back(v);
     }
     for (const ir::Variable* rv : finder.rvars) {
-        if (rv->rdom == r.rdom) continue;
+        if (rv->domain() == r.rdom) continue;
         Var fresh(lang::unique_name(reduction + std::string("_") + rv->name));
         replacements[rv->name] = fresh;
         r.def_args.push_back(fresh);

@@ -1,6 +1,7 @@
 #include "tessera/rdom.h"
 
 #include "ir/expr_nodes.h"
+#include "ir/mutator.h"
 #include "lang/function.h"
 #include "tessera/operators.h"
 #include "tessera/param.h"
@@ -79,10 +80,34 @@ RDom::operator RVar() const {
 
 RDom::operator Expr() const { return Expr(RVar(*this)); }
 
+namespace {
+
+// The RVars of `domain` in e, rebuilt to refer to it weakly: the predicate is stored in the domain.
+class WeakenOwnRVars : public ir::Mutator {
+public:
+    explicit WeakenOwnRVars(const std::shared_ptr<lang::ReductionDomainContents>& d) : domain(d) {}
+
+private:
+    const std::shared_ptr<lang::ReductionDomainContents>& domain;
+    Expr visit(const ir::Variable* op) override {
+        if (op->var_kind != ir::VariableKind::ReductionVar || op->rdom != domain) return ir::handle_of(op);
+        auto weak = std::make_shared<ir::Variable>(*op);
+        weak->rdom = nullptr;
+        weak->weak_rdom = domain;
+        return Expr(std::shared_ptr<const ir::ExprNode>(std::move(weak)));
+    }
+};
+
+Expr weaken_own_rvars(const Expr& e, const std::shared_ptr<lang::ReductionDomainContents>& domain) {
+    return WeakenOwnRVars(domain).mutate(e);
+}
+
+}  // namespace
+
 RDom& RDom::where(Expr predicate) {
     TESSERA_USER_CHECK(contents_) << "where() on an undefined RDom.";
     TESSERA_USER_CHECK(predicate.defined()) << "RDom " << name() << ".where() needs a condition.";
-    Expr p = predicate.type().is_bool() ? predicate : predicate != 0;
+    Expr p = weaken_own_rvars(predicate.type().is_bool() ? predicate : predicate != 0, contents_);
     contents_->predicate = contents_->predicate.defined() ? (contents_->predicate && p) : p;
     return *this;
 }
