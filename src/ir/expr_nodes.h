@@ -242,6 +242,8 @@ struct Let : ExprNodeOf<Let, IRKind::Let> {
     Let(Type t, std::string n, Expr v, Expr b)
         : ExprNodeOf(t), name(std::move(n)), value(std::move(v)), body(std::move(b)) {}
     static Expr make(const std::string& name, Expr value, Expr body);
+    // Frees a chain of lets iteratively, not one stack frame per let.
+    ~Let() override;
 };
 
 // What a Call calls.

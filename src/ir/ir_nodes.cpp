@@ -219,6 +219,26 @@ const char* intrinsic_name(Intrinsic op) {
     return "unknown";
 }
 
+// Unlinks the uniquely owned lets below this one before they are destroyed, so that each is
+// destroyed with an empty body.
+LetStmt::~LetStmt() {
+    Stmt next = std::move(body);
+    while (const LetStmt* let = next.as<LetStmt>()) {
+        if (next.use_count() != 1) break;
+        Stmt below = std::move(const_cast<LetStmt*>(let)->body);
+        next = std::move(below);
+    }
+}
+
+Let::~Let() {
+    Expr next = std::move(body);
+    while (const Let* let = next.as<Let>()) {
+        if (next.node().use_count() != 1) break;
+        Expr below = std::move(const_cast<Let*>(let)->body);
+        next = std::move(below);
+    }
+}
+
 Stmt LetStmt::make(const std::string& name, Expr value, Stmt body) {
     TESSERA_INTERNAL_CHECK(value.defined() && body.defined()) << "let " << name;
     auto n = new_stmt<LetStmt>();

@@ -22,6 +22,7 @@ public:
     bool defined() const { return node_ != nullptr; }
     const StmtNode* get() const { return node_.get(); }
     bool same_as(const Stmt& other) const { return node_ == other.node_; }
+    long use_count() const { return node_.use_count(); }
     template <typename T>
     const T* as() const {
         return node_ && int(node_->kind) == T::static_kind ? static_cast<const T*>(node_.get()) : nullptr;
@@ -44,6 +45,8 @@ struct LetStmt : StmtNodeOf<LetStmt, IRKind::LetStmt> {
     Expr value;
     Stmt body;
     static Stmt make(const std::string& name, Expr value, Stmt body);
+    // Frees a chain of lets iteratively, not one stack frame per let.
+    ~LetStmt() override;
 };
 
 // If condition is false, report message (an ErrorMessage call) and leave the pipeline with an
