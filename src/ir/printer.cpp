@@ -114,11 +114,17 @@ private:
         out << ")";
     }
     void visit(const Let* op) override {
-        out << "(let " << op->name << " = ";
-        include(op->value);
-        out << " in ";
-        include(op->body);
-        out << ")";
+        // A chain of lets prints iteratively: "(let a = 1 in (let b = 2 in body))".
+        int depth = 0;
+        const Let* let = op;
+        for (; let; let = let->body.as<Let>(), depth++) {
+            out << "(let " << let->name << " = ";
+            include(let->value);
+            out << " in ";
+            if (!let->body.as<Let>()) break;
+        }
+        include(let->body);
+        out << std::string(depth + 1, ')');
     }
     void visit(const Call* op) override {
         out << op->name;
