@@ -2,11 +2,13 @@
 
 #include "ir/interval.h"
 #include "ir/ir_util.h"
-#include "ir/printer.h"
+#include "ir/mutator.h"
 #include "ir/simplify.h"
 #include "ir/visitor.h"
 #include "lowering/names.h"
-#include "lowering/schedule_functions.h"
+#include "lowering/stage_loop_nest.h"
+#include "tessera/operators.h"
+#include "tessera/runtime.h"
 #include "util/error_stream.h"
 
 namespace tessera::lowering {
@@ -14,19 +16,27 @@ namespace {
 
 using ir::Box;
 using ir::Interval;
-using BoxMap = std::map<std::string, Box>;
 
-// The loop nest of every stage of every Func, by Func name, stage 0 first.
-class FindStages : public ir::Visitor {
+// The productions, consumptions and realizations directly at one site: not inside a loop, where
+// they belong to the loop's own site.
+class SiteContents : public ir::Visitor {
 public:
-    std::map<std::string, std::vector<ir::Stmt>> stages;
+    std::vector<std::string> produced;  // in order of nesting: producers before their consumers
+    std::map<std::string, ir::Stmt> produce, consume, realize;
 
 private:
+    void visit(const ir::For*) override {}
     void visit(const ir::ProducerConsumer* op) override {
         if (op->is_producer) {
-            const ir::Block* block = op->body.as<ir::Block>();
-            stages[op->name] = block ? block->stmts : std::vector<ir::Stmt>{op->body};
+            produced.push_back(op->name);
+            produce[op->name] = op->body;
+            return;  // a Func's own loops hold nothing computed at this site
         }
+        consume[op->name] = op->body;
+        ir::Visitor::visit(op);
+    }
+    void visit(const ir::Realize* op) override {
+        realize[op->name] = op->body;
         ir::Visitor::visit(op);
     }
 };
@@ -40,141 +50,157 @@ void merge_box(Box& into, const Box& other) {
         into[d] = ir::interval_union(into[d], other[d]);
 }
 
-Expr one() { return ir::make_one(Int(32)); }
+Box box_of(const std::map<std::string, Box>& boxes, const std::string& name) {
+    auto it = boxes.find(name);
+    return it == boxes.end() ? Box() : it->second;
+}
 
-class BoundsInference {
+void check_bounded(const std::string& name, const Box& box) {
+    for (size_t d = 0; d < box.size(); d++) {
+        TESSERA_USER_CHECK(box[d].is_bounded())
+            << "cannot infer the region of " << name << " that the pipeline needs: dimension " << d
+            << " is accessed at coordinates with no " << (box[d].min.defined() ? "upper" : "lower")
+            << " bound. Clamp the coordinate (e.g. clamp(i, 0, n - 1)) where " << name << " is called.";
+    }
+}
+
+class BoundsInference : public ir::Mutator {
 public:
-    BoundsInference(const ir::Stmt& s, const Environment& e) : env(e) {
-        FindStages finder;
-        finder.include(s);
-        for (const auto& [name, stmts] : finder.stages) {
-            for (const ir::Stmt& stage : stmts) stage_boxes[name].push_back(ir::boxes_touched(stage));
-        }
-    }
+    explicit BoundsInference(const Environment& e) : env(e) {}
 
-    ir::Stmt run(ir::Stmt s) {
-        for (auto it = env.order.rbegin(); it != env.order.rend(); ++it) define_bounds_of(env.function(*it));
-        define_input_regions();
-        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
-            s = ir::LetStmt::make(it->first, it->second, s);
-        return s;
-    }
+    ir::Stmt run(const ir::Stmt& s) { return define_site(s, true); }
 
 private:
     const Environment& env;
-    std::map<std::string, std::vector<BoxMap>> stage_boxes;
+    // The lets and checks of the site being defined, outermost first.
     std::vector<std::pair<std::string, Expr>> lets;
+    std::vector<ir::Stmt> checks;
+
+    ir::Stmt visit(const ir::For* op) override {
+        ir::Stmt body = define_site(op->body, false);
+        return ir::For::make(op->name, op->min, op->extent, op->for_kind, body);
+    }
 
     void let(const std::string& name, const Expr& value) { lets.emplace_back(name, ir::simplify(value)); }
 
-    // What stages of Funcs other than `name` touch of it.
-    Box required_by_consumers(const std::string& name) const {
-        Box box;
-        for (const auto& [consumer, stages] : stage_boxes) {
-            if (consumer == name) continue;
-            for (const BoxMap& boxes : stages) {
-                auto it = boxes.find(name);
-                if (it != boxes.end()) merge_box(box, it->second);
-            }
+    ir::Stmt define_site(const ir::Stmt& site_body, bool root) {
+        ir::Stmt body = mutate(site_body);  // the sites of inner loops first
+        auto saved_lets = std::move(lets);
+        auto saved_checks = std::move(checks);
+        lets.clear();
+        checks.clear();
+        SiteContents site;
+        site.include(body);
+        if (root) define_outputs();
+        for (auto it = site.produced.rbegin(); it != site.produced.rend(); ++it) {
+            if (!env.is_output(*it)) define_computed(env.function(*it), site);
         }
-        return box;
+        for (const auto& [name, realized] : site.realize) define_realized(env.function(name), realized);
+        if (root) define_required_regions(body);
+        if (!checks.empty()) {
+            checks.push_back(body);
+            body = ir::Block::make(std::move(checks));
+        }
+        for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+            body = ir::LetStmt::make(it->first, it->second, body);
+        lets = std::move(saved_lets);
+        checks = std::move(saved_checks);
+        return body;
     }
 
-    // What the update stages of f write and read of f itself.
-    Box touched_by_own_updates(const lang::FunctionContents& f) const {
-        Box box;
-        const std::vector<BoxMap>& stages = stage_boxes.at(f.name);
-        for (size_t k = 1; k < stages.size(); k++) {
-            auto it = stages[k].find(f.name);
-            if (it != stages[k].end()) merge_box(box, it->second);
-        }
-        return box;
-    }
-
-    void check_bounded(const std::string& name, const Box& box) const {
-        for (size_t d = 0; d < box.size(); d++) {
-            TESSERA_USER_CHECK(box[d].is_bounded())
-                << "cannot infer the region of " << name << " that the pipeline needs: dimension " << d
-                << " is accessed at coordinates with no " << (box[d].min.defined() ? "upper" : "lower")
-                << " bound. Clamp the coordinate (e.g. clamp(i, 0, n - 1)) where " << name << " is called.";
-        }
-    }
-
-    void define_bounds_of(const lang::FunctionContents& f) {
-        const int dims = f.dimensions();
-        const bool output = env.is_output(f.name);
-        Box consumers = required_by_consumers(f.name);
-        check_bounded(f.name, consumers);
-        std::vector<Expr> required_lo(dims), required_hi(dims);
-        const std::string buffer = value_buffer(f.name, 0, int(f.output_types.size()));
-        for (int d = 0; d < dims; d++) {
-            if (output) {
-                let(realized_min(f.name, d), ir::int_var(buffer_min(buffer, d)));
-                let(realized_extent(f.name, d), ir::int_var(buffer_extent(buffer, d)));
-                required_lo[d] = ir::int_var(realized_min(f.name, d));
-                required_hi[d] = ir::Sub::make(
-                    ir::Add::make(required_lo[d], ir::int_var(realized_extent(f.name, d))), one());
-            } else {
-                TESSERA_INTERNAL_CHECK(int(consumers.size()) == dims) << "no consumer of " << f.name;
-                required_lo[d] = consumers[d].min;
-                required_hi[d] = consumers[d].max;
+    // Outputs compute their buffers' regions, in every stage.
+    void define_outputs() {
+        for (const std::string& name : env.outputs) {
+            const lang::FunctionContents& f = env.function(name);
+            const std::string buffer = value_buffer(f.name, 0, int(f.output_types.size()));
+            Box region;
+            for (int d = 0; d < f.dimensions(); d++) {
+                Expr min = ir::int_var(buffer_min(buffer, d));
+                region.push_back({min, min + ir::int_var(buffer_extent(buffer, d)) - 1});
             }
-        }
-        define_update_loops(f, required_lo, required_hi);
-        Box own = touched_by_own_updates(f);
-        check_bounded(f.name, own);
-        if (output) {
-            // Nothing may touch an output outside its buffer; add_buffer_checks asserts this.
-            Box touched = consumers;
-            merge_box(touched, own);
-            for (int d = 0; d < int(touched.size()); d++) {
-                let(required_min(f.name, d), touched[d].min);
-                let(required_max(f.name, d), touched[d].max);
-            }
-        } else {
-            for (int d = 0; d < dims; d++) {
-                Expr lo = required_lo[d], hi = required_hi[d];
-                if (!own.empty()) {
-                    lo = ir::Min::make(lo, own[d].min);
-                    hi = ir::Max::make(hi, own[d].max);
-                }
-                let(realized_min(f.name, d), lo);
-                let(realized_extent(f.name, d), ir::Add::make(ir::Sub::make(hi, lo), one()));
-            }
-        }
-        for (int d = 0; d < dims; d++) {
-            const std::string& var = f.pure_args[d];
-            Expr lo = ir::int_var(realized_min(f.name, d));
-            let(loop_min(f.name, 0, var), lo);
-            let(loop_max(f.name, 0, var),
-                ir::Sub::make(ir::Add::make(lo, ir::int_var(realized_extent(f.name, d))), one()));
+            define_stage_loops(f, apply_bounds(f, region), Box());
         }
     }
 
-    // The pure Vars of an update loop over the region f's consumers need.
-    void define_update_loops(const lang::FunctionContents& f, const std::vector<Expr>& lo,
-                             const std::vector<Expr>& hi) {
-        for (size_t k = 0; k < f.updates.size(); k++) {
-            for (const StageLoop& l : stage_loops(f, int(k) + 1)) {
-                if (l.is_reduction) continue;
-                int d = 0;
-                while (f.pure_args[d] != l.var) d++;
-                let(loop_min(f.name, int(k) + 1, l.var), lo[d]);
-                let(loop_max(f.name, int(k) + 1, l.var), hi[d]);
-            }
+    // A Func computed at this site covers what its consumers here touch.
+    void define_computed(const lang::FunctionContents& f, const SiteContents& site) {
+        Box required = box_of(ir::boxes_touched(site.consume.at(f.name)), f.name);
+        if (required.empty()) {
+            // Nothing reads f here (its consumers were optimized away): compute nothing.
+            for (int d = 0; d < f.dimensions(); d++)
+                required.push_back({ir::make_zero(Int(32)), ir::make_const(Int(32), int64_t(-1))});
+        }
+        check_bounded(f.name, required);
+        Box computed = apply_bounds(f, required);
+        // The pure definition also covers what the updates write and read of f.
+        Box own;
+        const ir::Block* stages = site.produce.at(f.name).as<ir::Block>();
+        if (stages && !f.updates.empty()) {
+            for (int k = 1; k <= int(f.updates.size()); k++) define_update_loops(f, k, computed);
+            std::vector<ir::Stmt> updates(stages->stmts.begin() + 1, stages->stmts.end());
+            own = box_of(ir::boxes_touched(ir::Block::make(std::move(updates))), f.name);
+            check_bounded(f.name, own);
+        }
+        define_stage_loops(f, computed, own, /*updates_defined=*/true);
+    }
+
+    // bound(): the stated region replaces the required one, which must fit inside it.
+    Box apply_bounds(const lang::FunctionContents& f, const Box& required) {
+        Box region = required;
+        for (const schedule::Bound& b : f.schedule.bounds) {
+            int d = int(std::find(f.pure_args.begin(), f.pure_args.end(), b.var) - f.pure_args.begin());
+            Expr lo = b.min, hi = b.min + b.extent - 1;
+            Expr error = ir::Call::make_intrinsic(
+                Int(32), ir::Intrinsic::ErrorMessage,
+                {ir::make_const(Int(32), int64_t(tessera_error_bound_violated)),
+                 Expr(f.name + " is bounded to " + b.var + " in ["), lo, Expr(", "), hi,
+                 Expr("] by bound(), but ["), required[d].min, Expr(", "), required[d].max,
+                 Expr("] of it is needed. Widen the bound or remove it.")});
+            checks.push_back(ir::AssertStmt::make(lo <= required[d].min && required[d].max <= hi, error));
+            region[d] = {lo, hi};
+        }
+        return region;
+    }
+
+    void define_update_loops(const lang::FunctionContents& f, int stage, const Box& region) {
+        for (const std::string& v : stage_pure_vars(f, stage)) {
+            int d = int(std::find(f.pure_args.begin(), f.pure_args.end(), v) - f.pure_args.begin());
+            let(loop_min(f.name, stage, v), region[d].min);
+            let(loop_max(f.name, stage, v), region[d].max);
         }
     }
 
-    void define_input_regions() {
-        std::map<std::string, Box> inputs;
-        for (const auto& [consumer, stages] : stage_boxes) {
-            for (const BoxMap& boxes : stages) {
-                for (const auto& [name, box] : boxes) {
-                    if (!env.functions.count(name)) merge_box(inputs[name], box);
-                }
-            }
+    void define_stage_loops(const lang::FunctionContents& f, const Box& region, const Box& own,
+                            bool updates_defined = false) {
+        if (!updates_defined) {
+            for (int k = 1; k <= int(f.updates.size()); k++) define_update_loops(f, k, region);
         }
-        for (const auto& [name, box] : inputs) {
+        for (int d = 0; d < f.dimensions(); d++) {
+            Expr lo = region[d].min, hi = region[d].max;
+            if (!own.empty()) {
+                lo = min(lo, own[d].min);
+                hi = max(hi, own[d].max);
+            }
+            let(loop_min(f.name, 0, f.pure_args[d]), lo);
+            let(loop_max(f.name, 0, f.pure_args[d]), hi);
+        }
+    }
+
+    // A Func's storage covers what its store loop's body touches of it.
+    void define_realized(const lang::FunctionContents& f, const ir::Stmt& body) {
+        Box box = box_of(ir::boxes_touched(body), f.name);
+        check_bounded(f.name, box);
+        for (int d = 0; d < f.dimensions(); d++) {
+            let(realized_min(f.name, d), box[d].min);
+            let(realized_extent(f.name, d), box[d].max - box[d].min + 1);
+        }
+    }
+
+    // What the pipeline touches of each input image and each output, for add_buffer_checks.
+    void define_required_regions(const ir::Stmt& body) {
+        for (const auto& [name, box] : ir::boxes_touched(body)) {
+            const bool is_func = env.functions.count(name) > 0;
+            if (is_func && !env.is_output(name)) continue;
             check_bounded(name, box);
             for (size_t d = 0; d < box.size(); d++) {
                 let(required_min(name, int(d)), box[d].min);
@@ -186,8 +212,6 @@ private:
 
 }  // namespace
 
-ir::Stmt bounds_inference(const ir::Stmt& s, const Environment& env) {
-    return BoundsInference(s, env).run(s);
-}
+ir::Stmt bounds_inference(const ir::Stmt& s, const Environment& env) { return BoundsInference(env).run(s); }
 
 }  // namespace tessera::lowering

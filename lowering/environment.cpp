@@ -158,6 +158,7 @@ Environment build_environment(const std::vector<FunctionPtr>& outputs) {
         env.functions.emplace(copy.name, std::move(copy));
     }
     for (const FunctionPtr& out : outputs) env.outputs.push_back(names[out.get()]);
+    env.names = std::move(names);
     return env;
 }
 

@@ -19,6 +19,8 @@ struct Environment {
     // Producers before consumers. Inlined Funcs are removed by inline_functions.
     std::vector<std::string> order;
     std::vector<std::string> outputs;
+    // The name of each of the user's Funcs in this pipeline, for resolving loop levels.
+    std::map<const lang::FunctionContents*, std::string> names;
 
     const lang::FunctionContents& function(const std::string& name) const;
     bool is_output(const std::string& name) const;

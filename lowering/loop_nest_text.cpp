@@ -24,11 +24,7 @@ private:
     void line(const std::string& text) { out << std::string(2 * depth, ' ') << text << "\n"; }
 
     void visit(const ir::ProducerConsumer* op) override {
-        if (!op->is_producer) {
-            include(op->body);
-            return;
-        }
-        line("produce " + op->name + ":");
+        line((op->is_producer ? "produce " : "consume ") + op->name + ":");
         depth++;
         include(op->body);
         depth--;
@@ -41,11 +37,10 @@ private:
         depth--;
     }
     void visit(const ir::Provide* op) override { line(op->name + "(...) = ..."); }
+    // Guards of ragged tails and RDom predicates are not loops.
     void visit(const ir::IfThenElse* op) override {
-        line("if (RDom predicate):");
-        depth++;
         include(op->then_case);
-        depth--;
+        include(op->else_case);
     }
     void visit(const ir::Realize* op) override { include(op->body); }
 };

@@ -11,6 +11,12 @@ std::string loop_min(const std::string& func, int stage, const std::string& var)
 std::string loop_max(const std::string& func, int stage, const std::string& var) {
     return loop_var(func, stage, var) + ".max";
 }
+std::string dim_loop_min(const std::string& func, int stage, const std::string& dim) {
+    return loop_var(func, stage, dim) + ".loop_min";
+}
+std::string dim_loop_extent(const std::string& func, int stage, const std::string& dim) {
+    return loop_var(func, stage, dim) + ".loop_extent";
+}
 std::string realized_min(const std::string& func, int dim) {
     return func + ".realized.min." + std::to_string(dim);
 }

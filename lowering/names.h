@@ -12,6 +12,11 @@ std::string loop_var(const std::string& func, int stage, const std::string& var)
 std::string loop_min(const std::string& func, int stage, const std::string& var);
 std::string loop_max(const std::string& func, int stage, const std::string& var);
 
+// The first value and the number of iterations of the loop over a dimension of a stage (an original
+// Var or RVar, or a loop a split made, named in full: "x.xo").
+std::string dim_loop_min(const std::string& func, int stage, const std::string& dim);
+std::string dim_loop_extent(const std::string& func, int stage, const std::string& dim);
+
 // The region a Func is stored over, per dimension.
 std::string realized_min(const std::string& func, int dim);
 std::string realized_extent(const std::string& func, int dim);

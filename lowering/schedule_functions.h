@@ -1,8 +1,12 @@
 #pragma once
-// Builds the loop nest of a pipeline from its (inlined) environment: for every Func in
-// realization order, a Realize (unless it is an output) around its production and the rest of the
-// pipeline; each stage a nest of loops whose bounds are symbolic (loop_min/loop_max names), to be
-// defined by bounds inference.
+// Builds the loop nest of a pipeline from its (inlined) environment: the outputs' productions at
+// the root, then every other Func, consumers first, injected where its schedule says: its
+// production (produce f, followed by consume f around the code that uses it) at the start of the
+// body of its compute loop, and a Realize of its storage around the body of its store loop. Loop
+// bounds are symbolic (loop_min/loop_max names), to be defined by bounds inference.
+//
+// A compute or store level that does not enclose every use of the Func is a CompileError listing
+// the places that would be legal.
 
 #include "ir/stmt.h"
 #include "lowering/environment.h"
@@ -10,13 +14,5 @@
 namespace tessera::lowering {
 
 ir::Stmt schedule_functions(const Environment& env);
-
-// The loop variables of a stage, innermost first: its RVars then its bare pure Vars.
-struct StageLoop {
-    std::string var;  // the pure Var or RVar name
-    bool is_reduction;
-    ir::Expr min, extent;  // for an RVar: its RDom bounds
-};
-std::vector<StageLoop> stage_loops(const lang::FunctionContents& f, int stage);
 
 }  // namespace tessera::lowering

@@ -11,6 +11,7 @@
 #include "tessera/expr.h"
 #include "tessera/operators.h"
 #include "tessera/rdom.h"
+#include "tessera/schedule.h"
 #include "tessera/target.h"
 #include "tessera/tuple.h"
 #include "tessera/var.h"
@@ -31,18 +32,53 @@ struct Argument;
 enum StmtOutputFormat { Text, HTML };
 
 // One definition of a Func (the pure one or an update), as returned by a definition and by
-// Func::update(i). Scheduling of stages arrives with the loop transformations.
+// Func::update(i), with the primitives that transform its loops. Each returns the Stage, so calls
+// chain: f.update(0).split(r.x, rxo, rxi, 8).parallel(rxo).
 class Stage {
 public:
-    Stage(std::shared_ptr<lang::FunctionContents> f, int index) : function_(std::move(f)), index_(index) {}
+    Stage(std::shared_ptr<lang::FunctionContents> f, int index, std::vector<int> specialization = {})
+        : function_(std::move(f)), index_(index), specialization_(std::move(specialization)) {}
     // "f.s0" for the pure definition, "f.s1" for the first update, ...
     std::string name() const;
     // The loop nest of this stage as a readable string.
     std::string dump_argument_list() const;
 
+    // old becomes outer * factor + inner, with inner in [0, factor).
+    Stage& split(const VarOrRVar& old, const VarOrRVar& outer, const VarOrRVar& inner, const Expr& factor,
+                 TailStrategy tail = TailStrategy::Auto);
+    // inner and outer become one loop, fused, of the product of their extents.
+    Stage& fuse(const VarOrRVar& inner, const VarOrRVar& outer, const VarOrRVar& fused);
+    Stage& tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& xo, const VarOrRVar& yo,
+                const VarOrRVar& xi, const VarOrRVar& yi, const Expr& xfactor, const Expr& yfactor,
+                TailStrategy tail = TailStrategy::Auto);
+    // The outer loops keep the names x and y.
+    Stage& tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& xi, const VarOrRVar& yi,
+                const Expr& xfactor, const Expr& yfactor, TailStrategy tail = TailStrategy::Auto);
+    // The named loops, innermost first, take the places they had among the stage's loops.
+    Stage& reorder(const std::vector<VarOrRVar>& vars);
+    template <typename... Args>
+    requires(std::is_convertible_v<Args, VarOrRVar>&&...) Stage& reorder(const VarOrRVar& x,
+                                                                         const VarOrRVar& y, Args&&... rest) {
+        return reorder(std::vector<VarOrRVar>{x, y, std::forward<Args>(rest)...});
+    }
+    Stage& rename(const VarOrRVar& old_name, const VarOrRVar& new_name);
+    Stage& serial(const VarOrRVar& var);
+    Stage& parallel(const VarOrRVar& var);
+    // Runs task_size iterations of var per task: split(var, var, inner, task_size).parallel(var).
+    Stage& parallel(const VarOrRVar& var, const Expr& task_size, TailStrategy tail = TailStrategy::Auto);
+    // The loop's extent must be a constant; otherwise split it first, or use the form with a factor.
+    Stage& vectorize(const VarOrRVar& var);
+    Stage& vectorize(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
+    Stage& unroll(const VarOrRVar& var);
+    Stage& unroll(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
+
+    const std::shared_ptr<lang::FunctionContents>& function() const { return function_; }
+    int index() const { return index_; }
+
 private:
     std::shared_ptr<lang::FunctionContents> function_;
     int index_;
+    std::vector<int> specialization_;  // the path of specializations to this definition, if any
 };
 
 class FuncRef;
@@ -148,7 +184,49 @@ public:
     Stage update(int i = 0) const;
     operator Stage() const { return Stage(contents_, 0); }
 
-    // Placement.
+    // Loop transformations of the pure definition (see Stage).
+    Func& split(const VarOrRVar& old, const VarOrRVar& outer, const VarOrRVar& inner, const Expr& factor,
+                TailStrategy tail = TailStrategy::Auto);
+    Func& fuse(const VarOrRVar& inner, const VarOrRVar& outer, const VarOrRVar& fused);
+    Func& tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& xo, const VarOrRVar& yo,
+               const VarOrRVar& xi, const VarOrRVar& yi, const Expr& xfactor, const Expr& yfactor,
+               TailStrategy tail = TailStrategy::Auto);
+    Func& tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& xi, const VarOrRVar& yi,
+               const Expr& xfactor, const Expr& yfactor, TailStrategy tail = TailStrategy::Auto);
+    Func& reorder(const std::vector<VarOrRVar>& vars);
+    template <typename... Args>
+    requires(std::is_convertible_v<Args, VarOrRVar>&&...) Func& reorder(const VarOrRVar& x,
+                                                                        const VarOrRVar& y, Args&&... rest) {
+        return reorder(std::vector<VarOrRVar>{x, y, std::forward<Args>(rest)...});
+    }
+    Func& rename(const VarOrRVar& old_name, const VarOrRVar& new_name);
+    Func& serial(const VarOrRVar& var);
+    Func& parallel(const VarOrRVar& var);
+    Func& parallel(const VarOrRVar& var, const Expr& task_size, TailStrategy tail = TailStrategy::Auto);
+    Func& vectorize(const VarOrRVar& var);
+    Func& vectorize(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
+    Func& unroll(const VarOrRVar& var);
+    Func& unroll(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
+    // Computes exactly [min, min + extent) of var, whatever the consumers need (a run-time error if
+    // they need more).
+    Func& bound(const Var& var, const Expr& min, const Expr& extent);
+    // A hint for automatic schedulers; Tessera records nothing.
+    Func& set_estimate(const Var& var, const Expr& min, const Expr& extent);
+    // The storage layout: the Vars innermost first (by default, the order of the arguments).
+    Func& reorder_storage(const std::vector<Var>& dims);
+    template <typename... Args>
+    requires(std::is_convertible_v<Args, Var>&&...) Func& reorder_storage(const Var& x, const Var& y,
+                                                                          Args&&... rest) {
+        return reorder_storage(std::vector<Var>{x, y, std::forward<Args>(rest)...});
+    }
+
+    // Placement: where the Func is computed and where its storage lives.
+    Func& compute_at(const Func& f, const Var& var);
+    Func& compute_at(const Func& f, const RVar& var);
+    Func& compute_at(LoopLevel level);
+    Func& store_at(const Func& f, const Var& var);
+    Func& store_at(const Func& f, const RVar& var);
+    Func& store_at(LoopLevel level);
     Func& compute_root();
     Func& compute_inline();
     Func& store_root();

@@ -50,7 +50,8 @@ enum tessera_error_code_t {
     tessera_error_buffer_too_small = -4,
     tessera_error_null_host = -5,
     tessera_error_out_of_memory = -6,
-    tessera_error_bad_argument = -7
+    tessera_error_bad_argument = -7,
+    tessera_error_bound_violated = -8 /* a Func's bound() is smaller than the region needed */
 };
 
 /* Called with the full text of every error a pipeline reports. The default prints to stderr;

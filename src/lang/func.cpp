@@ -149,15 +149,6 @@ lang::FunctionContents& require_defined(const std::shared_ptr<lang::FunctionCont
 
 }  // namespace
 
-// --- Stage ---
-
-std::string Stage::name() const { return function_->name + ".s" + std::to_string(index_); }
-
-std::string Stage::dump_argument_list() const {
-    const lang::Definition& d = index_ == 0 ? function_->pure : function_->updates[index_ - 1];
-    return lang::describe_definition(function_->name, d.args, d.values);
-}
-
 // --- FuncRef ---
 
 Stage FuncRef::operator=(const Expr& value) { return *this = Tuple(std::vector<Expr>{value}); }
@@ -366,24 +357,6 @@ Stage Func::update(int i) const {
         << "Func " << name() << " has " << num_update_definitions() << " update definition"
         << (num_update_definitions() == 1 ? "" : "s") << "; there is no update(" << i << ").";
     return Stage(contents_, i + 1);
-}
-
-Func& Func::compute_root() {
-    contents_->schedule.compute_level = schedule::LoopLevel::root();
-    contents_->touch();
-    return *this;
-}
-
-Func& Func::compute_inline() {
-    contents_->schedule.compute_level = schedule::LoopLevel::inlined();
-    contents_->touch();
-    return *this;
-}
-
-Func& Func::store_root() {
-    contents_->schedule.store_level = schedule::LoopLevel::root();
-    contents_->touch();
-    return *this;
 }
 
 Func& Func::trace_stores() {

@@ -31,6 +31,7 @@ struct Definition {
     std::vector<Expr> args;
     std::vector<Expr> values;                       // one per Tuple element
     std::shared_ptr<ReductionDomainContents> rdom;  // the RDom an update iterates over, if any
+    schedule::StageSchedule schedule;
     bool defined() const { return !values.empty(); }
 };
 

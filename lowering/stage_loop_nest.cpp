@@ -1,0 +1,205 @@
+#include "lowering/stage_loop_nest.h"
+
+#include "ir/ir_util.h"
+#include "ir/simplify.h"
+#include "ir/substitute.h"
+#include "lowering/names.h"
+#include "schedule/stage_primitives.h"
+#include "tessera/operators.h"
+
+namespace tessera::lowering {
+namespace {
+
+using schedule::Split;
+
+// A statement printing "Store f(x, y) = v" for each value, for trace_stores().
+ir::Stmt trace(const std::string& name, const std::vector<Expr>& args, const std::vector<Expr>& values) {
+    std::vector<ir::Stmt> prints;
+    for (size_t i = 0; i < values.size(); i++) {
+        std::vector<Expr> parts{
+            Expr("Store " + name + (values.size() > 1 ? "." + std::to_string(i) : "") + "(")};
+        for (size_t d = 0; d < args.size(); d++) {
+            parts.push_back(args[d]);
+            if (d + 1 < args.size()) parts.push_back(Expr(","));
+        }
+        parts.push_back(Expr(") ="));
+        parts.push_back(values[i]);
+        prints.push_back(ir::Evaluate::make(ir::Call::make_intrinsic(Int(32), ir::Intrinsic::Print, parts)));
+    }
+    return ir::Block::make(std::move(prints));
+}
+
+// The store of one stage's values at its (renamed) arguments, guarded by the RDom's predicate.
+ir::Stmt stage_body(const lang::FunctionContents& f, int stage, const std::map<std::string, Expr>& renames) {
+    const lang::Definition& d = definition_of(f, stage);
+    std::vector<Expr> args, values;
+    for (const Expr& a : d.args) args.push_back(ir::substitute(renames, a));
+    for (const Expr& v : d.values) values.push_back(ir::substitute(renames, v));
+    ir::Stmt body = ir::Provide::make(f.name, values, args);
+    if (f.trace_stores) body = ir::Block::make(trace(f.name, args, values), body);
+    if (d.rdom && d.rdom->predicate.defined()) {
+        body = ir::IfThenElse::make(ir::substitute(renames, d.rdom->predicate), body);
+    }
+    return body;
+}
+
+// Builds the nest; a class so that the names of one stage are at hand.
+class StageNest {
+public:
+    StageNest(const lang::FunctionContents& f, int stage, bool is_output)
+        : f(f), stage(stage), is_output(is_output), def(definition_of(f, stage)) {}
+
+    ir::Stmt build() {
+        schedule::StageSchedule sched = def.schedule;
+        if (sched.dims.empty()) sched.dims = schedule::default_dims(f, stage);
+        std::map<std::string, bool> is_rvar = rvar_flags(sched);
+        std::vector<std::pair<std::string, Expr>> extents = original_extents();
+        std::vector<std::pair<std::string, Expr>> values;
+        std::vector<Expr> guards;
+        for (const Split& s : sched.splits) add_split(s, resolved(s, is_rvar), extents, values, guards);
+        std::map<std::string, Expr> renames;
+        for (const std::string& v : original_vars()) renames[v] = var(v);
+        ir::Stmt body = stage_body(f, stage, renames);
+        for (const Expr& g : guards) body = ir::IfThenElse::make(g, body);
+        for (auto it = values.begin(); it != values.end(); ++it)
+            body = ir::LetStmt::make(it->first, it->second, body);
+        std::map<std::string, Expr> known;
+        for (const auto& [name, value] : extents) known[name] = value;
+        for (const schedule::Dim& d : sched.dims) {
+            const std::string loop = loop_var(f.name, stage, d.var);
+            Expr extent = ir::int_var(dim_loop_extent(f.name, stage, d.var));
+            // Constant extents go into the loop itself, where unrolling and vectorization need them.
+            Expr constant = ir::simplify(ir::substitute(known, extent));
+            if (ir::as_const_int(constant)) extent = constant;
+            body = ir::For::make(loop, ir::int_var(dim_loop_min(f.name, stage, d.var)), extent, d.kind, body);
+        }
+        for (auto it = extents.rbegin(); it != extents.rend(); ++it)
+            body = ir::LetStmt::make(it->first, it->second, body);
+        return body;
+    }
+
+private:
+    const lang::FunctionContents& f;
+    const int stage;
+    const bool is_output;
+    const lang::Definition& def;
+
+    Expr var(const std::string& dim) const { return ir::int_var(loop_var(f.name, stage, dim)); }
+    Expr loop_min_of(const std::string& dim) const { return ir::int_var(dim_loop_min(f.name, stage, dim)); }
+    Expr loop_extent_of(const std::string& dim) const {
+        return ir::int_var(dim_loop_extent(f.name, stage, dim));
+    }
+
+    std::vector<std::string> original_vars() const {
+        std::vector<std::string> vars;
+        if (def.rdom) {
+            for (const auto& r : def.rdom->vars) vars.push_back(r.name);
+        }
+        for (const std::string& v : stage_pure_vars(f, stage)) vars.push_back(v);
+        return vars;
+    }
+
+    std::map<std::string, bool> rvar_flags(const schedule::StageSchedule& sched) const {
+        std::map<std::string, bool> flags;
+        if (def.rdom) {
+            for (const auto& r : def.rdom->vars) flags[r.name] = true;
+        }
+        for (const Split& s : sched.splits) {
+            if (s.kind == Split::Kind::Fuse) {
+                flags[s.old_var] = flags[s.inner] || flags[s.outer];
+            } else {
+                flags[s.outer] = flags[s.old_var];
+                if (!s.inner.empty()) flags[s.inner] = flags[s.old_var];
+            }
+        }
+        return flags;
+    }
+
+    // Auto: ShiftInwards for pure definitions; for updates, GuardWithIf for RVars and for the Vars of
+    // outputs (whose buffers cannot take the extra points), RoundUp for other Vars.
+    TailStrategy resolved(const Split& s, const std::map<std::string, bool>& is_rvar) const {
+        if (s.tail != TailStrategy::Auto) return s.tail;
+        if (stage == 0) return TailStrategy::ShiftInwards;
+        return is_rvar.at(s.old_var) || is_output ? TailStrategy::GuardWithIf : TailStrategy::RoundUp;
+    }
+
+    // The loop bounds of the original Vars: pure Vars over the region bounds inference gives them,
+    // RVars over their RDom.
+    std::vector<std::pair<std::string, Expr>> original_extents() const {
+        std::vector<std::pair<std::string, Expr>> lets;
+        if (def.rdom) {
+            for (const auto& r : def.rdom->vars) {
+                lets.emplace_back(dim_loop_min(f.name, stage, r.name), r.min);
+                lets.emplace_back(dim_loop_extent(f.name, stage, r.name), r.extent);
+            }
+        }
+        for (const std::string& v : stage_pure_vars(f, stage)) {
+            Expr lo = ir::int_var(loop_min(f.name, stage, v)), hi = ir::int_var(loop_max(f.name, stage, v));
+            lets.emplace_back(dim_loop_min(f.name, stage, v), lo);
+            lets.emplace_back(dim_loop_extent(f.name, stage, v), hi - lo + 1);
+        }
+        return lets;
+    }
+
+    void add_split(const Split& s, TailStrategy tail, std::vector<std::pair<std::string, Expr>>& extents,
+                   std::vector<std::pair<std::string, Expr>>& values, std::vector<Expr>& guards) const {
+        auto extent = [&](const std::string& dim, Expr e) {
+            extents.emplace_back(dim_loop_min(f.name, stage, dim), ir::make_zero(Int(32)));
+            extents.emplace_back(dim_loop_extent(f.name, stage, dim), std::move(e));
+        };
+        auto value = [&](const std::string& dim, Expr e) {
+            values.emplace_back(loop_var(f.name, stage, dim), std::move(e));
+        };
+        switch (s.kind) {
+            case Split::Kind::Split: {
+                Expr factor = cast(Int(32), s.factor);
+                extent(s.outer, (loop_extent_of(s.old_var) + factor - 1) / factor);
+                extent(s.inner, factor);
+                Expr offset = var(s.outer) * factor;
+                if (tail == TailStrategy::ShiftInwards)
+                    offset = min(offset, loop_extent_of(s.old_var) - factor);
+                value(s.old_var, loop_min_of(s.old_var) + offset + var(s.inner));
+                if (tail == TailStrategy::GuardWithIf) {
+                    guards.push_back(var(s.old_var) < loop_min_of(s.old_var) + loop_extent_of(s.old_var));
+                }
+                break;
+            }
+            case Split::Kind::Fuse:
+                extent(s.old_var, loop_extent_of(s.inner) * loop_extent_of(s.outer));
+                value(s.inner, loop_min_of(s.inner) + var(s.old_var) % loop_extent_of(s.inner));
+                value(s.outer, loop_min_of(s.outer) + var(s.old_var) / loop_extent_of(s.inner));
+                break;
+            case Split::Kind::Rename:
+                extents.emplace_back(dim_loop_min(f.name, stage, s.outer), loop_min_of(s.old_var));
+                extents.emplace_back(dim_loop_extent(f.name, stage, s.outer), loop_extent_of(s.old_var));
+                value(s.old_var, var(s.outer));
+                break;
+        }
+    }
+};
+
+}  // namespace
+
+const lang::Definition& definition_of(const lang::FunctionContents& f, int stage) {
+    return stage == 0 ? f.pure : f.updates.at(size_t(stage) - 1);
+}
+
+std::vector<schedule::Dim> stage_dims(const lang::FunctionContents& f, int stage) {
+    const lang::Definition& d = definition_of(f, stage);
+    return d.schedule.dims.empty() ? schedule::default_dims(f, stage) : d.schedule.dims;
+}
+
+std::vector<std::string> stage_pure_vars(const lang::FunctionContents& f, int stage) {
+    std::vector<std::string> vars;
+    for (const Expr& a : definition_of(f, stage).args) {
+        const ir::Variable* v = a.as<ir::Variable>();
+        if (v && v->var_kind == ir::VariableKind::PureVar) vars.push_back(v->name);
+    }
+    return vars;
+}
+
+ir::Stmt build_stage_loop_nest(const lang::FunctionContents& f, int stage, bool is_output) {
+    return StageNest(f, stage, is_output).build();
+}
+
+}  // namespace tessera::lowering

@@ -1,0 +1,169 @@
+// Func's scheduling methods: the loop transformations of its pure definition, its bounds and
+// storage layout, and where it is computed and stored.
+
+#include <algorithm>
+
+#include "lang/function.h"
+#include "tessera/func.h"
+#include "util/error_stream.h"
+
+namespace tessera {
+namespace {
+
+int pure_arg_index(const lang::FunctionContents& f, const std::string& var, const std::string& primitive) {
+    auto it = std::find(f.pure_args.begin(), f.pure_args.end(), var);
+    if (it != f.pure_args.end()) return int(it - f.pure_args.begin());
+    std::string args;
+    for (const std::string& a : f.pure_args) args += (args.empty() ? "" : ", ") + a;
+    TESSERA_USER_ERROR << f.name << "." << primitive << ": " << var << " is not a Var of " << f.name
+                       << ", whose Vars are (" << args << ").";
+}
+
+schedule::LoopLevel to_schedule_level(const LoopLevel& level) {
+    schedule::LoopLevel l;
+    if (level.is_inlined()) return schedule::LoopLevel::inlined();
+    if (level.is_root()) return schedule::LoopLevel::root();
+    if (level.is_inherited()) return l;
+    l.kind = schedule::LoopLevel::Kind::At;
+    l.function = level.function();
+    l.func = level.func();
+    l.var = level.var();
+    l.stage = level.stage_index();
+    return l;
+}
+
+}  // namespace
+
+Func& Func::split(const VarOrRVar& old, const VarOrRVar& outer, const VarOrRVar& inner, const Expr& factor,
+                  TailStrategy tail) {
+    Stage(*this).split(old, outer, inner, factor, tail);
+    return *this;
+}
+
+Func& Func::fuse(const VarOrRVar& inner, const VarOrRVar& outer, const VarOrRVar& fused) {
+    Stage(*this).fuse(inner, outer, fused);
+    return *this;
+}
+
+Func& Func::tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& xo, const VarOrRVar& yo,
+                 const VarOrRVar& xi, const VarOrRVar& yi, const Expr& xfactor, const Expr& yfactor,
+                 TailStrategy tail) {
+    Stage(*this).tile(x, y, xo, yo, xi, yi, xfactor, yfactor, tail);
+    return *this;
+}
+
+Func& Func::tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& xi, const VarOrRVar& yi,
+                 const Expr& xfactor, const Expr& yfactor, TailStrategy tail) {
+    Stage(*this).tile(x, y, xi, yi, xfactor, yfactor, tail);
+    return *this;
+}
+
+Func& Func::reorder(const std::vector<VarOrRVar>& vars) {
+    Stage(*this).reorder(vars);
+    return *this;
+}
+
+Func& Func::rename(const VarOrRVar& old_name, const VarOrRVar& new_name) {
+    Stage(*this).rename(old_name, new_name);
+    return *this;
+}
+
+Func& Func::serial(const VarOrRVar& var) {
+    Stage(*this).serial(var);
+    return *this;
+}
+
+Func& Func::parallel(const VarOrRVar& var) {
+    Stage(*this).parallel(var);
+    return *this;
+}
+
+Func& Func::parallel(const VarOrRVar& var, const Expr& task_size, TailStrategy tail) {
+    Stage(*this).parallel(var, task_size, tail);
+    return *this;
+}
+
+Func& Func::vectorize(const VarOrRVar& var) {
+    Stage(*this).vectorize(var);
+    return *this;
+}
+
+Func& Func::vectorize(const VarOrRVar& var, const Expr& factor, TailStrategy tail) {
+    Stage(*this).vectorize(var, factor, tail);
+    return *this;
+}
+
+Func& Func::unroll(const VarOrRVar& var) {
+    Stage(*this).unroll(var);
+    return *this;
+}
+
+Func& Func::unroll(const VarOrRVar& var, const Expr& factor, TailStrategy tail) {
+    Stage(*this).unroll(var, factor, tail);
+    return *this;
+}
+
+Func& Func::bound(const Var& var, const Expr& min, const Expr& extent) {
+    const std::string primitive = "bound(" + var.name() + ", ...)";
+    pure_arg_index(*contents_, var.name(), primitive);
+    for (const Expr& e : {min, extent}) {
+        TESSERA_USER_CHECK(e.defined() && e.type().is_int_or_uint() && e.type().is_scalar())
+            << name() << "." << primitive << ": the min and extent must be integer expressions.";
+    }
+    auto& bounds = contents_->schedule.bounds;
+    std::erase_if(bounds, [&](const schedule::Bound& b) { return b.var == var.name(); });
+    bounds.push_back({var.name(), cast(Int(32), min), cast(Int(32), extent)});
+    contents_->touch();
+    return *this;
+}
+
+Func& Func::set_estimate(const Var&, const Expr&, const Expr&) { return *this; }
+
+Func& Func::reorder_storage(const std::vector<Var>& dims) {
+    std::string primitive = "reorder_storage(";
+    for (size_t i = 0; i < dims.size(); i++) primitive += (i ? ", " : "") + dims[i].name();
+    primitive += ")";
+    std::vector<std::string>& order = contents_->schedule.storage_order;
+    if (order.empty()) order = contents_->pure_args;
+    std::vector<size_t> positions;
+    for (const Var& v : dims) {
+        pure_arg_index(*contents_, v.name(), primitive);
+        size_t i = size_t(std::find(order.begin(), order.end(), v.name()) - order.begin());
+        TESSERA_USER_CHECK(std::find(positions.begin(), positions.end(), i) == positions.end())
+            << name() << "." << primitive << ": " << v.name() << " is named twice.";
+        positions.push_back(i);
+    }
+    std::sort(positions.begin(), positions.end());
+    for (size_t k = 0; k < positions.size(); k++) order[positions[k]] = dims[k].name();
+    contents_->touch();
+    return *this;
+}
+
+Func& Func::compute_at(const Func& f, const Var& var) { return compute_at(LoopLevel(f, var)); }
+Func& Func::compute_at(const Func& f, const RVar& var) { return compute_at(LoopLevel(f, var)); }
+
+Func& Func::compute_at(LoopLevel level) {
+    TESSERA_USER_CHECK(!level.function() || level.function() != contents_)
+        << name() << ".compute_at(" << level.to_string()
+        << "): a Func cannot be computed inside its own loops.";
+    contents_->schedule.compute_level = to_schedule_level(level);
+    contents_->touch();
+    return *this;
+}
+
+Func& Func::store_at(const Func& f, const Var& var) { return store_at(LoopLevel(f, var)); }
+Func& Func::store_at(const Func& f, const RVar& var) { return store_at(LoopLevel(f, var)); }
+
+Func& Func::store_at(LoopLevel level) {
+    TESSERA_USER_CHECK(!level.function() || level.function() != contents_)
+        << name() << ".store_at(" << level.to_string() << "): a Func cannot be stored inside its own loops.";
+    contents_->schedule.store_level = to_schedule_level(level);
+    contents_->touch();
+    return *this;
+}
+
+Func& Func::compute_root() { return compute_at(LoopLevel::root()); }
+Func& Func::compute_inline() { return compute_at(LoopLevel::inlined()); }
+Func& Func::store_root() { return store_at(LoopLevel::root()); }
+
+}  // namespace tessera

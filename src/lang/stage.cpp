@@ -1,0 +1,109 @@
+// Stage: the loop-transforming primitives of one definition of a Func.
+
+#include "lang/definition_checks.h"
+#include "lang/function.h"
+#include "schedule/stage_primitives.h"
+#include "tessera/func.h"
+#include "util/error_stream.h"
+
+namespace tessera {
+namespace {
+
+// A fresh name for the inner loop that vectorize, unroll and parallel with a factor split off.
+std::string inner_name(const VarOrRVar& var, const char* suffix) { return var.name() + suffix; }
+
+}  // namespace
+
+std::string Stage::name() const { return function_->name + ".s" + std::to_string(index_); }
+
+std::string Stage::dump_argument_list() const {
+    const lang::Definition& d = index_ == 0 ? function_->pure : function_->updates[index_ - 1];
+    return lang::describe_definition(function_->name, d.args, d.values);
+}
+
+Stage& Stage::split(const VarOrRVar& old, const VarOrRVar& outer, const VarOrRVar& inner, const Expr& factor,
+                    TailStrategy tail) {
+    schedule::split({*function_, index_}, old.name(), outer.name(), inner.name(), factor, tail);
+    function_->touch();
+    return *this;
+}
+
+Stage& Stage::fuse(const VarOrRVar& inner, const VarOrRVar& outer, const VarOrRVar& fused) {
+    schedule::fuse({*function_, index_}, inner.name(), outer.name(), fused.name());
+    function_->touch();
+    return *this;
+}
+
+Stage& Stage::tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& xo, const VarOrRVar& yo,
+                   const VarOrRVar& xi, const VarOrRVar& yi, const Expr& xfactor, const Expr& yfactor,
+                   TailStrategy tail) {
+    split(x, xo, xi, xfactor, tail);
+    split(y, yo, yi, yfactor, tail);
+    return reorder({xi, yi, xo, yo});
+}
+
+Stage& Stage::tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& xi, const VarOrRVar& yi,
+                   const Expr& xfactor, const Expr& yfactor, TailStrategy tail) {
+    return tile(x, y, x, y, xi, yi, xfactor, yfactor, tail);
+}
+
+Stage& Stage::reorder(const std::vector<VarOrRVar>& vars) {
+    std::vector<std::string> names;
+    for (const VarOrRVar& v : vars) names.push_back(v.name());
+    schedule::reorder({*function_, index_}, names);
+    function_->touch();
+    return *this;
+}
+
+Stage& Stage::rename(const VarOrRVar& old_name, const VarOrRVar& new_name) {
+    schedule::rename({*function_, index_}, old_name.name(), new_name.name());
+    function_->touch();
+    return *this;
+}
+
+Stage& Stage::serial(const VarOrRVar& var) {
+    schedule::set_loop_kind({*function_, index_}, var.name(), ir::ForKind::Serial);
+    function_->touch();
+    return *this;
+}
+
+Stage& Stage::parallel(const VarOrRVar& var) {
+    schedule::set_loop_kind({*function_, index_}, var.name(), ir::ForKind::Parallel);
+    function_->touch();
+    return *this;
+}
+
+Stage& Stage::parallel(const VarOrRVar& var, const Expr& task_size, TailStrategy tail) {
+    VarOrRVar inner =
+        var.is_rvar() ? VarOrRVar(RVar(inner_name(var, "_task"))) : VarOrRVar(Var(inner_name(var, "_task")));
+    split(var, var, inner, task_size, tail);
+    return parallel(var);
+}
+
+Stage& Stage::vectorize(const VarOrRVar& var) {
+    schedule::set_loop_kind({*function_, index_}, var.name(), ir::ForKind::Vectorized);
+    function_->touch();
+    return *this;
+}
+
+Stage& Stage::vectorize(const VarOrRVar& var, const Expr& factor, TailStrategy tail) {
+    VarOrRVar inner =
+        var.is_rvar() ? VarOrRVar(RVar(inner_name(var, "_vec"))) : VarOrRVar(Var(inner_name(var, "_vec")));
+    split(var, var, inner, factor, tail);
+    return vectorize(inner);
+}
+
+Stage& Stage::unroll(const VarOrRVar& var) {
+    schedule::set_loop_kind({*function_, index_}, var.name(), ir::ForKind::Unrolled);
+    function_->touch();
+    return *this;
+}
+
+Stage& Stage::unroll(const VarOrRVar& var, const Expr& factor, TailStrategy tail) {
+    VarOrRVar inner = var.is_rvar() ? VarOrRVar(RVar(inner_name(var, "_unroll")))
+                                    : VarOrRVar(Var(inner_name(var, "_unroll")));
+    split(var, var, inner, factor, tail);
+    return unroll(inner);
+}
+
+}  // namespace tessera
