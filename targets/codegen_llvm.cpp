@@ -259,11 +259,15 @@ void CodeGenLLVM::return_error(llvm::Value* code) {
     llvm::Type* ptr = builder_.getPtrTy();
     llvm::Type* i32 = builder_.getInt32Ty();
     llvm::FunctionCallee end = runtime_function("tessera_error_end", i32, {ptr, i32});
+    exit_with_error(builder_.CreateCall(end, {null_user_context(), code}));
+}
+
+void CodeGenLLVM::exit_with_error(llvm::Value* code) {
     if (!error_code_) {
         llvm::IRBuilder<> entry(&function_->getEntryBlock(), function_->getEntryBlock().begin());
-        error_code_ = entry.CreateAlloca(i32, nullptr, "error_code");
+        error_code_ = entry.CreateAlloca(builder_.getInt32Ty(), nullptr, "error_code");
     }
-    builder_.CreateStore(builder_.CreateCall(end, {null_user_context(), code}), error_code_);
+    builder_.CreateStore(code, error_code_);
     builder_.CreateBr(unwind_block(live_allocations_.size()));
 }
 
@@ -345,7 +349,11 @@ void CodeGenLLVM::visit(const ir::AssertStmt* op) {
 void CodeGenLLVM::visit(const ir::ProducerConsumer* op) { codegen(op->body); }
 
 void CodeGenLLVM::visit(const ir::For* op) {
-    // Parallel, vectorized and unrolled loops that reach code generation run serially.
+    if (op->for_kind == ir::ForKind::Parallel) {
+        codegen_parallel_for(op);
+        return;
+    }
+    // Vectorized and unrolled loops that reach code generation run serially.
     llvm::Value* min = codegen(op->min);
     llvm::Value* extent = codegen(op->extent);
     llvm::Value* end = builder_.CreateAdd(min, extent, op->name + ".end");

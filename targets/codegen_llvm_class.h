@@ -1,6 +1,7 @@
 #pragma once
 // The code generator behind codegen_llvm(), shared by codegen_llvm.cpp (the function and its
-// statements) and codegen_llvm_expr.cpp (expressions and intrinsics). Only for targets/.
+// statements), codegen_llvm_expr.cpp (expressions and intrinsics) and codegen_llvm_parallel.cpp
+// (parallel loops). Only for targets/.
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/LLVMContext.h>
@@ -102,6 +103,34 @@ private:
     llvm::AllocaInst* error_code_ = nullptr;    // the code an error exit returns
     llvm::BasicBlock* error_return_ = nullptr;  // returns error_code_
     llvm::BasicBlock* unwind_block(size_t depth);
+    // Frees every live allocation and returns code, already reported, from the function being
+    // emitted, at the builder's insertion point, which ends its block.
+    void exit_with_error(llvm::Value* code);
+
+    // Parallel loops (codegen_llvm_parallel.cpp). The body of a parallel loop becomes a task
+    // function of its own, which the runtime's tessera_do_par_for calls once per iteration, with
+    // the values the body uses from the enclosing function packed in a closure.
+    struct Closure {
+        std::vector<std::string> names;    // the symbols the body uses from outside, first use first
+        std::vector<llvm::Value*> values;  // their values in the enclosing function
+        llvm::StructType* type = nullptr;  // one field per value that is not a constant
+    };
+    // What the generator knows of the function it emits into; set aside while it emits another.
+    struct FunctionState {
+        llvm::Function* function;
+        llvm::IRBuilderBase::InsertPoint insert_point;
+        std::unordered_map<std::string, std::vector<llvm::Value*>> symbols;
+        std::vector<LiveAllocation> live_allocations;
+        llvm::AllocaInst* error_code;
+        llvm::BasicBlock* error_return;
+    };
+    void codegen_parallel_for(const ir::For* op);
+    Closure make_closure(const ir::For* op);
+    llvm::Function* emit_task(const ir::For* op, const Closure& closure);
+    llvm::Value* pack_closure(const Closure& closure);
+    void unpack_closure(const Closure& closure, llvm::Value* memory);
+    FunctionState enter_function(llvm::Function* f);
+    void leave_function(FunctionState saved);
     std::unordered_map<std::string, llvm::MDNode*> tbaa_tags_;
     llvm::MDNode* tbaa_root_ = nullptr;
     std::unordered_map<std::string, llvm::Constant*> strings_;

@@ -128,6 +128,7 @@ private:
         define("tessera_print_append_uint", &tessera_print_append_uint);
         define("tessera_print_append_float", &tessera_print_append_float);
         define("tessera_print_end", &tessera_print_end);
+        define("tessera_do_par_for", &tessera_do_par_for);
         define("tessera_set_error_handler", &tessera_set_error_handler);
         define("tessera_set_custom_allocator", &tessera_set_custom_allocator);
         define("tessera_set_num_threads", &tessera_set_num_threads);

@@ -65,8 +65,9 @@ typedef void* (*tessera_malloc_t)(void* user_context, uint64_t size);
 typedef void (*tessera_free_t)(void* user_context, void* ptr);
 void tessera_set_custom_allocator(tessera_malloc_t malloc_fn, tessera_free_t free_fn);
 
-/* The number of threads parallel loops use (0: the default, the core count or
- * TESSERA_NUM_THREADS). */
+/* The number of threads parallel loops use, the calling thread included (0: the default,
+ * TESSERA_NUM_THREADS if set, else the core count). Takes effect at the next parallel loop that
+ * starts while no other runs. Returns the previous setting. */
 int tessera_set_num_threads(int n);
 
 /* Entry points called by generated code. */
@@ -84,6 +85,16 @@ void tessera_print_append_int(void* user_context, int64_t x);
 void tessera_print_append_uint(void* user_context, uint64_t x);
 void tessera_print_append_float(void* user_context, double x);
 void tessera_print_end(void* user_context);
+
+/* One iteration of a parallel loop: the body of the loop at `index`, with the values it uses from
+ * the enclosing code in `closure`. Returns 0, or the error code it has already reported. */
+typedef int32_t (*tessera_task_t)(void* user_context, int32_t index, uint8_t* closure);
+/* Runs task(user_context, i, closure) for every i in [min, min + extent) on the runtime's thread
+ * pool, the calling thread included, and returns when all have finished: 0, or the first nonzero
+ * code a task returned (iterations not yet started when a task fails may be skipped). A task may
+ * itself call tessera_do_par_for. */
+int32_t tessera_do_par_for(void* user_context, tessera_task_t task, int32_t min, int32_t extent,
+                           uint8_t* closure);
 
 #ifdef __cplusplus
 }

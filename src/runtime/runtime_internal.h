@@ -14,5 +14,8 @@ void append_float(std::string& out, double x);
 
 // The thread count set by tessera_set_num_threads, or 0 for the default.
 int requested_num_threads();
+// The number of threads a parallel loop should use now, the calling thread included: the count
+// set by tessera_set_num_threads, else TESSERA_NUM_THREADS, else the core count; at least 1.
+int num_threads_to_use();
 
 }  // namespace tessera::runtime
