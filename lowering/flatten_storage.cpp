@@ -1,5 +1,6 @@
 #include "lowering/flatten_storage.h"
 
+#include <algorithm>
 #include <map>
 
 #include "ir/ir_util.h"
@@ -37,13 +38,24 @@ Layout argument_layout(const std::string& buffer, int dims) {
     return l;
 }
 
-Layout dense_layout(const std::string& func, int dims) {
+// Dense storage of a Func's realized region, its dimensions laid out innermost first in the order
+// reorder_storage() gave (the order of its arguments by default).
+Layout dense_layout(const lang::FunctionContents& f) {
+    const int dims = f.dimensions();
+    std::vector<int> order;
+    for (const std::string& v : f.schedule.storage_order)
+        order.push_back(int(std::find(f.pure_args.begin(), f.pure_args.end(), v) - f.pure_args.begin()));
+    if (order.empty()) {
+        for (int d = 0; d < dims; d++) order.push_back(d);
+    }
     Layout l;
+    l.mins.resize(dims);
+    l.strides.resize(dims);
     Expr stride = ir::make_one(Int(32));
-    for (int d = 0; d < dims; d++) {
-        l.mins.push_back(ir::int_var(realized_min(func, d)));
-        l.strides.push_back(stride);
-        stride = ir::Mul::make(stride, ir::int_var(realized_extent(func, d)));
+    for (int d : order) {
+        l.mins[d] = ir::int_var(realized_min(f.name, d));
+        l.strides[d] = stride;
+        stride = ir::Mul::make(stride, ir::int_var(realized_extent(f.name, d)));
     }
     return l;
 }
@@ -94,7 +106,7 @@ private:
     Stmt visit(const ir::Realize* op) override {
         const int n = int(op->types.size());
         for (int i = 0; i < n; i++)
-            layouts[value_buffer(op->name, i, n)] = dense_layout(op->name, int(op->bounds.size()));
+            layouts[value_buffer(op->name, i, n)] = dense_layout(env.function(op->name));
         Stmt body = mutate(op->body);
         std::vector<Expr> extents;
         for (const ir::Range& r : op->bounds) extents.push_back(r.extent);

@@ -1,0 +1,227 @@
+// Loop transformations and placements: every schedule gives the bits of plain C++ (and so of the
+// default schedule), on sizes the split factors do not divide.
+
+#include <doctest/doctest.h>
+
+#include <tessera/tessera.h>
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <random>
+
+using namespace tessera;
+
+namespace {
+
+Buffer<uint16_t> random_image(int w, int h, unsigned seed) {
+    std::mt19937 rng(seed);
+    Buffer<uint16_t> b(w, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) b(x, y) = uint16_t(rng() & 0xffff);
+    return b;
+}
+
+Buffer<uint16_t> reference_blur(const Buffer<uint16_t>& in) {
+    const int w = in.width(), h = in.height();
+    auto at = [&](int x, int y) { return int(in(std::clamp(x, 0, w - 1), std::clamp(y, 0, h - 1))); };
+    auto bx = [&](int x, int y) { return (at(x - 1, y) + at(x, y) + at(x + 1, y)) / 3; };
+    Buffer<uint16_t> out(w, h);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) out(x, y) = uint16_t((bx(x, y - 1) + bx(x, y) + bx(x, y + 1)) / 3);
+    return out;
+}
+
+struct Blur {
+    Func clamped, blur_x{"blur_x"}, blur_y{"blur_y"};
+    Var x{"x"}, y{"y"}, xi{"xi"}, yi{"yi"}, xo{"xo"}, yo{"yo"};
+    explicit Blur(const Buffer<uint16_t>& in) {
+        clamped = BoundaryConditions::repeat_edge(in);
+        blur_x(x, y) = cast<uint16_t>((cast<int>(clamped(x - 1, y)) + clamped(x, y) + clamped(x + 1, y)) / 3);
+        blur_y(x, y) = cast<uint16_t>((cast<int>(blur_x(x, y - 1)) + blur_x(x, y) + blur_x(x, y + 1)) / 3);
+    }
+};
+
+template <typename T>
+void check_equal(const Buffer<T>& actual, const Buffer<T>& expected) {
+    REQUIRE(actual.width() == expected.width());
+    REQUIRE(actual.height() == expected.height());
+    int mismatches = 0;
+    for (int y = 0; y < expected.height(); y++)
+        for (int x = 0; x < expected.width(); x++)
+            if (actual(x, y) != expected(x, y) && mismatches++ < 5)
+                CHECK_MESSAGE(actual(x, y) == expected(x, y), "at " << x << ", " << y);
+    CHECK(mismatches == 0);
+}
+
+void check_blur_schedule(const std::function<void(Blur&)>& schedule, int w = 67, int h = 45) {
+    Buffer<uint16_t> in = random_image(w, h, unsigned(w * 1000 + h));
+    Blur blur(in);
+    schedule(blur);
+    check_equal<uint16_t>(blur.blur_y.realize({w, h}), reference_blur(in));
+}
+
+}  // namespace
+
+TEST_CASE("split with GuardWithIf computes every point exactly once on a ragged edge") {
+    Func f("f");
+    Var x("x"), xo("xo"), xi("xi");
+    f(x) = x * 3 + 1;
+    f.split(x, xo, xi, 8, TailStrategy::GuardWithIf);
+    Buffer<int> out = f.realize({21});
+    for (int i = 0; i < 21; i++) CHECK_MESSAGE(out(i) == i * 3 + 1, "at x = " << i);
+}
+
+TEST_CASE("split with ShiftInwards and with the default strategy covers a ragged output") {
+    for (TailStrategy tail : {TailStrategy::ShiftInwards, TailStrategy::Auto}) {
+        Func f("f");
+        Var x("x"), xo("xo"), xi("xi");
+        f(x) = x * x - 7;
+        f.split(x, xo, xi, 8, tail);
+        Buffer<int> out(23);
+        out.set_min(-5);
+        f.realize(out);
+        for (int i = -5; i < 18; i++) CHECK_MESSAGE(out(i) == i * i - 7, "at x = " << i);
+    }
+}
+
+TEST_CASE("split with RoundUp of an intermediate Func computes a rounded-up region") {
+    Func g("g"), f("f");
+    Var x("x"), xo("xo"), xi("xi");
+    g(x) = x * 5;
+    f(x) = g(x) + g(x + 2);
+    g.compute_root().split(x, xo, xi, 4, TailStrategy::RoundUp);
+    Buffer<int> out = f.realize({13});
+    for (int i = 0; i < 13; i++) CHECK_MESSAGE(out(i) == i * 5 + (i + 2) * 5, "at x = " << i);
+}
+
+TEST_CASE("splitting a split Var again, fusing and renaming keep the values") {
+    Func f("f");
+    Var x("x"), y("y"), xo("xo"), xi("xi"), xoo("xoo"), xoi("xoi"), xy("xy"), t("t");
+    f(x, y) = x * 100 + y;
+    f.split(x, xo, xi, 4).split(xo, xoo, xoi, 3).fuse(xoi, y, xy).rename(xi, t);
+    Buffer<int> out = f.realize({29, 7});
+    for (int y = 0; y < 7; y++)
+        for (int x = 0; x < 29; x++) CHECK_MESSAGE(out(x, y) == x * 100 + y, "at " << x << ", " << y);
+}
+
+TEST_CASE("the blur gives the same bits under tiling, reordering and every loop kind") {
+    check_blur_schedule([](Blur& b) { b.blur_y.tile(b.x, b.y, b.xi, b.yi, 16, 8); });
+    check_blur_schedule([](Blur& b) { b.blur_y.tile(b.x, b.y, b.xo, b.yo, b.xi, b.yi, 5, 3).reorder(b.yi, b.xi, b.xo, b.yo); });
+    check_blur_schedule([](Blur& b) { b.blur_y.reorder(b.y, b.x).parallel(b.x).vectorize(b.y, 8); });
+    check_blur_schedule([](Blur& b) { b.blur_y.unroll(b.x, 3).parallel(b.y, 4); });
+    check_blur_schedule([](Blur& b) { b.blur_x.compute_root().parallel(b.y).vectorize(b.x, 16); });
+}
+
+TEST_CASE("the blur of the design document: blur_x computed per tile of blur_y") {
+    check_blur_schedule([](Blur& b) {
+        b.blur_y.tile(b.x, b.y, b.xi, b.yi, 256, 32).vectorize(b.xi, 16).parallel(b.y);
+        b.blur_x.compute_at(b.blur_y, b.x).vectorize(b.x, 16);
+    }, 301, 77);
+    check_blur_schedule([](Blur& b) {
+        b.blur_y.tile(b.x, b.y, b.xi, b.yi, 16, 8).vectorize(b.xi, 4).parallel(b.y);
+        b.blur_x.compute_at(b.blur_y, b.x).vectorize(b.x, 4);
+    });
+}
+
+TEST_CASE("compute_at every loop of the consumer, with storage at the root or outside") {
+    check_blur_schedule([](Blur& b) { b.blur_x.compute_at(b.blur_y, b.y); });
+    check_blur_schedule([](Blur& b) { b.blur_x.compute_at(b.blur_y, b.x); });
+    check_blur_schedule([](Blur& b) { b.blur_x.compute_at(b.blur_y, b.y).store_root(); });
+    check_blur_schedule([](Blur& b) {
+        b.blur_y.split(b.y, b.yo, b.yi, 8);
+        b.blur_x.store_at(b.blur_y, b.yo).compute_at(b.blur_y, b.yi);
+    });
+    check_blur_schedule([](Blur& b) {
+        b.blur_y.split(b.x, b.xo, b.xi, 7, TailStrategy::GuardWithIf);
+        b.blur_x.compute_at(b.blur_y, b.xo);
+    });
+}
+
+TEST_CASE("a three-stage pipeline with each stage computed inside the next") {
+    Buffer<uint16_t> in = random_image(53, 31, 9);
+    Func c("c"), a("a"), b("b"), out("out");
+    Var x("x"), y("y"), xi("xi"), yi("yi");
+    c = BoundaryConditions::mirror_image(in);
+    a(x, y) = c(x - 2, y) + c(x + 2, y) * 3;
+    b(x, y) = a(x, y - 1) ^ a(x, y + 1);
+    out(x, y) = b(x - 1, y) + b(x + 1, y + 1);
+    out.tile(x, y, xi, yi, 8, 4);
+    b.compute_at(out, x).vectorize(x, 4);
+    a.compute_at(b, y);
+    Buffer<uint16_t> actual = out.realize({53, 31});
+    Func c2("c2"), a2("a2"), b2("b2"), out2("out2");
+    c2 = BoundaryConditions::mirror_image(in);
+    a2(x, y) = c2(x - 2, y) + c2(x + 2, y) * 3;
+    b2(x, y) = a2(x, y - 1) ^ a2(x, y + 1);
+    out2(x, y) = b2(x - 1, y) + b2(x + 1, y + 1);
+    check_equal<uint16_t>(actual, out2.realize({53, 31}));
+}
+
+TEST_CASE("update stages take splits, reorders and loop kinds") {
+    Func f("f");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    RDom r(0, 13);
+    RVar ro("ro"), ri("ri");
+    f(x, y) = x + y;
+    f(x, y) += r * (x + 1);
+    f.update(0).split(r, ro, ri, 4).reorder(x, ri, ro).vectorize(x, 4).parallel(y);
+    Buffer<int> out = f.realize({10, 6});
+    for (int y = 0; y < 6; y++)
+        for (int x = 0; x < 10; x++) CHECK_MESSAGE(out(x, y) == x + y + 78 * (x + 1), "at " << x << ", " << y);
+}
+
+TEST_CASE("an intermediate Func with an update, split with RoundUp, is computed per row of its consumer") {
+    Func g("g"), f("f");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    RDom r(-1, 3);
+    g(x, y) = x * y;
+    g(x, y) += g(x, y) + r;
+    f(x, y) = g(x - 1, y) + g(x + 1, y);
+    g.compute_at(f, y);
+    g.update(0).split(x, xo, xi, 4);
+    Buffer<int> out = f.realize({11, 5});
+    auto gr = [](int x, int y) {
+        int v = x * y;
+        for (int r = -1; r < 2; r++) v += v + r;
+        return v;
+    };
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 11; x++) CHECK_MESSAGE(out(x, y) == gr(x - 1, y) + gr(x + 1, y), "at " << x << ", " << y);
+}
+
+TEST_CASE("bound fixes the computed region of a Func") {
+    Func g("g"), f("f");
+    Var x("x"), c("c");
+    g(x, c) = x * 10 + c;
+    f(x, c) = g(x, c) * 2;
+    g.compute_root().bound(c, 0, 3).unroll(c);
+    f.bound(c, 0, 3).unroll(c);
+    Buffer<int> out = f.realize({9, 3});
+    for (int ch = 0; ch < 3; ch++)
+        for (int x = 0; x < 9; x++) CHECK_MESSAGE(out(x, ch) == (x * 10 + ch) * 2, "at " << x << ", " << ch);
+}
+
+TEST_CASE("reorder_storage keeps the values and changes the layout of an intermediate Func") {
+    Buffer<uint16_t> in = random_image(19, 13, 4);
+    Blur blur(in);
+    blur.blur_x.compute_root().reorder_storage(blur.y, blur.x);
+    check_equal<uint16_t>(blur.blur_y.realize({19, 13}), reference_blur(in));
+}
+
+TEST_CASE("reorder_storage lays out the named Var innermost") {
+    Func g("g"), f("f");
+    Var x("x"), y("y");
+    g(x, y) = x + y * 7;
+    f(x, y) = g(x, y) * 2;
+    g.compute_root().reorder_storage(y, x);
+    const std::string path = (std::filesystem::temp_directory_path() / "tessera_reorder_storage_test.stmt").string();
+    f.compile_to_lowered_stmt(path, {});
+    std::ifstream file(path);
+    std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    // With y innermost, a step in x moves by the realized extent of y (dimension 1).
+    CHECK_MESSAGE(text.find("g.realized.extent.1 * (g.s0.x") != std::string::npos, text);
+    Buffer<int> out = f.realize({5, 4});
+    for (int yy = 0; yy < 4; yy++)
+        for (int xx = 0; xx < 5; xx++) CHECK(out(xx, yy) == (xx + yy * 7) * 2);
+}
