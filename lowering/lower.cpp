@@ -8,6 +8,7 @@
 #include "ir/simplify.h"
 #include "lowering/add_buffer_checks.h"
 #include "lowering/bounds_inference.h"
+#include "lowering/check_loop_extents.h"
 #include "lowering/environment.h"
 #include "lowering/flatten_storage.h"
 #include "lowering/inline_functions.h"
@@ -54,6 +55,10 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("add buffer checks", [&] { return add_buffer_checks(s, result.arguments); });
     s = run_pass("flatten storage", [&] { return flatten_storage(s, env); });
     s = run_pass("simplify", [&] { return ir::simplify(s); });
+    run_pass("check loop extents", [&] {
+        check_loop_extents(s, env);
+        return 0;
+    });
     result.function.name = name;
     result.function.body = s;
     for (const PipelineArgument& a : result.arguments) {
