@@ -6,6 +6,7 @@
 #include "ir/simplify.h"
 #include "ir/visitor.h"
 #include "lowering/names.h"
+#include "lowering/site_contents.h"
 #include "lowering/stage_loop_nest.h"
 #include "tessera/operators.h"
 #include "tessera/runtime.h"
@@ -16,30 +17,6 @@ namespace {
 
 using ir::Box;
 using ir::Interval;
-
-// The productions, consumptions and realizations directly at one site: not inside a loop, where
-// they belong to the loop's own site.
-class SiteContents : public ir::Visitor {
-public:
-    std::vector<std::string> produced;  // in order of nesting: producers before their consumers
-    std::map<std::string, ir::Stmt> produce, consume, realize;
-
-private:
-    void visit(const ir::For*) override {}
-    void visit(const ir::ProducerConsumer* op) override {
-        if (op->is_producer) {
-            produced.push_back(op->name);
-            produce[op->name] = op->body;
-            return;  // a Func's own loops hold nothing computed at this site
-        }
-        consume[op->name] = op->body;
-        ir::Visitor::visit(op);
-    }
-    void visit(const ir::Realize* op) override {
-        realize[op->name] = op->body;
-        ir::Visitor::visit(op);
-    }
-};
 
 void merge_box(Box& into, const Box& other) {
     if (into.empty()) {
@@ -89,8 +66,7 @@ private:
         auto saved_checks = std::move(checks);
         lets.clear();
         checks.clear();
-        SiteContents site;
-        site.include(body);
+        SiteContents site = site_contents(body);
         if (root) define_outputs();
         for (auto it = site.produced.rbegin(); it != site.produced.rend(); ++it) {
             if (!env.is_output(*it)) define_computed(env.function(*it), site);

@@ -21,7 +21,8 @@ public:
     explicit CheckLoopExtents(const Environment& env) {
         for (const auto& [name, f] : env.functions) {
             for (int k = 0; k <= int(f.updates.size()); k++) {
-                for (const schedule::Dim& d : stage_dims(f, k)) owners[loop_var(name, k, d.var)] = {name, k, d.name};
+                for (const schedule::Dim& d : stage_dims(f, k))
+                    owners[loop_var(name, k, d.var)] = {name, k, d.name};
             }
         }
     }
@@ -34,12 +35,16 @@ private:
         if ((unrolled || op->for_kind == ir::ForKind::Vectorized) && !ir::as_const_int(op->extent)) {
             auto it = owners.find(op->name);
             const LoopOwner owner = it != owners.end() ? it->second : LoopOwner{op->name, 0, op->name};
-            const std::string stage = owner.stage == 0 ? owner.func : owner.func + ".update(" + std::to_string(owner.stage - 1) + ")";
+            const std::string stage = owner.stage == 0
+                                          ? owner.func
+                                          : owner.func + ".update(" + std::to_string(owner.stage - 1) + ")";
             const char* primitive = unrolled ? "unroll" : "vectorize";
-            TESSERA_USER_ERROR << stage << "." << primitive << "(" << owner.var << "): the loop over " << owner.var
-                               << " has extent " << op->extent << ", which is not a constant. Use " << primitive << "("
-                               << owner.var << ", factor) to " << (unrolled ? "unroll" : "vectorize")
-                               << " by a constant factor, or bound(" << owner.var << ", min, extent) with a constant extent.";
+            TESSERA_USER_ERROR << stage << "." << primitive << "(" << owner.var << "): the loop over "
+                               << owner.var << " has extent " << op->extent
+                               << ", which is not a constant. Use " << primitive << "(" << owner.var
+                               << ", factor) to " << (unrolled ? "unroll" : "vectorize")
+                               << " by a constant factor, or bound(" << owner.var
+                               << ", min, extent) with a constant extent.";
         }
         ir::Visitor::visit(op);
     }

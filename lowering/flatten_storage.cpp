@@ -40,7 +40,7 @@ Layout argument_layout(const std::string& buffer, int dims) {
 
 // Dense storage of a Func's realized region, its dimensions laid out innermost first in the order
 // reorder_storage() gave (the order of its arguments by default).
-Layout dense_layout(const lang::FunctionContents& f) {
+Layout dense_layout(const lang::FunctionContents& f, const ir::Region& bounds) {
     const int dims = f.dimensions();
     std::vector<int> order;
     for (const std::string& v : f.schedule.storage_order)
@@ -53,9 +53,9 @@ Layout dense_layout(const lang::FunctionContents& f) {
     l.strides.resize(dims);
     Expr stride = ir::make_one(Int(32));
     for (int d : order) {
-        l.mins[d] = ir::int_var(realized_min(f.name, d));
+        l.mins[d] = bounds[d].min;
         l.strides[d] = stride;
-        stride = ir::Mul::make(stride, ir::int_var(realized_extent(f.name, d)));
+        stride = ir::Mul::make(stride, bounds[d].extent);
     }
     return l;
 }
@@ -106,7 +106,7 @@ private:
     Stmt visit(const ir::Realize* op) override {
         const int n = int(op->types.size());
         for (int i = 0; i < n; i++)
-            layouts[value_buffer(op->name, i, n)] = dense_layout(env.function(op->name));
+            layouts[value_buffer(op->name, i, n)] = dense_layout(env.function(op->name), op->bounds);
         Stmt body = mutate(op->body);
         std::vector<Expr> extents;
         for (const ir::Range& r : op->bounds) extents.push_back(r.extent);

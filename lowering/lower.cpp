@@ -11,9 +11,11 @@
 #include "lowering/check_loop_extents.h"
 #include "lowering/environment.h"
 #include "lowering/flatten_storage.h"
+#include "lowering/fold_storage.h"
 #include "lowering/inline_functions.h"
 #include "lowering/loop_nest_text.h"
 #include "lowering/schedule_functions.h"
+#include "lowering/sliding_window.h"
 
 namespace tessera::lowering {
 namespace {
@@ -52,6 +54,8 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     result.loop_nest = loop_nest_text(s);
     result.arguments = pipeline_arguments(env, s);
     s = run_pass("bounds inference", [&] { return bounds_inference(s, env); });
+    s = run_pass("fold storage", [&] { return fold_storage(s, env); });
+    s = run_pass("sliding window", [&] { return sliding_window(s, env); });
     s = run_pass("add buffer checks", [&] { return add_buffer_checks(s, result.arguments); });
     s = run_pass("flatten storage", [&] { return flatten_storage(s, env); });
     s = run_pass("simplify", [&] { return ir::simplify(s); });

@@ -9,7 +9,10 @@
 #include "ir/interval_ends.h"
 #include "ir/ir_util.h"
 #include "ir/printer.h"
+#include "ir/simplify.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
+#include "tessera/operators.h"
 #include "util/error_stream.h"
 
 namespace tessera::ir {
@@ -39,11 +42,14 @@ private:
     // Intervals of the names in scope, and how often each name appears in their ends.
     std::map<std::string, Interval> scope;
     std::unordered_map<std::string, int> referenced;
+    // The values of the lets in scope, to see through them where correlations matter.
+    std::map<std::string, Expr> definitions;
     // What a binder replaced, to put back when its scope ends.
     struct Saved {
         std::string name;
         std::optional<Interval> previous;
         std::vector<std::pair<std::string, Interval>> rewritten;
+        std::optional<Expr> previous_definition;
     };
 
     void count(const Interval& i, int delta) {
@@ -117,6 +123,11 @@ private:
     void unbind(std::vector<Saved>& saved) {
         for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
             set(it->name, it->previous);
+            if (it->previous_definition) {
+                definitions[it->name] = *it->previous_definition;
+            } else {
+                definitions.erase(it->name);
+            }
             for (auto r = it->rewritten.rbegin(); r != it->rewritten.rend(); ++r) set(r->first, r->second);
         }
         saved.clear();
@@ -140,6 +151,9 @@ private:
         while (true) {
             include(let->value);
             saved.push_back(bind(let->name, bounds_of_expr(let->value, scope)));
+            if (auto it = definitions.find(let->name); it != definitions.end())
+                saved.back().previous_definition = it->second;
+            definitions[let->name] = let->value;
             const LetT* next = let->body.template as<LetT>();
             if (!next) break;
             let = next;
@@ -151,11 +165,26 @@ private:
     void visit(const Let* op) override { let_chain(op); }
     void visit(const LetStmt* op) override { let_chain(op); }
 
+    // e with the lets in scope substituted, a few levels deep: a loop's min and extent are often lets
+    // of the same variables (min = y - 1, extent = (y + 1) - (y - 1) + 1), whose intervals taken
+    // apart would forget that they move together.
+    Expr see_through_lets(const Expr& e) const {
+        Expr result = e;
+        for (int depth = 0; depth < 4; depth++) {
+            Expr next = substitute(definitions, result);
+            if (next.same_as(result)) break;
+            result = next;
+        }
+        return simplify(result);
+    }
+
     void visit(const For* op) override {
         include(op->min);
         include(op->extent);
         Interval min = bounds_of_expr(op->min, scope), extent = bounds_of_expr(op->extent, scope);
         Expr last = interval_ends::sub(interval_ends::add(min.max, extent.max), make_one(Int(32)));
+        Interval correlated = bounds_of_expr(see_through_lets(op->min + op->extent - 1), scope);
+        if (correlated.max.defined()) last = correlated.max;
         std::vector<Saved> saved{bind(op->name, Interval(min.min, last))};
         include(op->body);
         unbind(saved);

@@ -107,17 +107,21 @@ TEST_CASE("splitting a split Var again, fusing and renaming keep the values") {
 
 TEST_CASE("the blur gives the same bits under tiling, reordering and every loop kind") {
     check_blur_schedule([](Blur& b) { b.blur_y.tile(b.x, b.y, b.xi, b.yi, 16, 8); });
-    check_blur_schedule([](Blur& b) { b.blur_y.tile(b.x, b.y, b.xo, b.yo, b.xi, b.yi, 5, 3).reorder(b.yi, b.xi, b.xo, b.yo); });
+    check_blur_schedule([](Blur& b) {
+        b.blur_y.tile(b.x, b.y, b.xo, b.yo, b.xi, b.yi, 5, 3).reorder(b.yi, b.xi, b.xo, b.yo);
+    });
     check_blur_schedule([](Blur& b) { b.blur_y.reorder(b.y, b.x).parallel(b.x).vectorize(b.y, 8); });
     check_blur_schedule([](Blur& b) { b.blur_y.unroll(b.x, 3).parallel(b.y, 4); });
     check_blur_schedule([](Blur& b) { b.blur_x.compute_root().parallel(b.y).vectorize(b.x, 16); });
 }
 
 TEST_CASE("the blur of the design document: blur_x computed per tile of blur_y") {
-    check_blur_schedule([](Blur& b) {
-        b.blur_y.tile(b.x, b.y, b.xi, b.yi, 256, 32).vectorize(b.xi, 16).parallel(b.y);
-        b.blur_x.compute_at(b.blur_y, b.x).vectorize(b.x, 16);
-    }, 301, 77);
+    check_blur_schedule(
+        [](Blur& b) {
+            b.blur_y.tile(b.x, b.y, b.xi, b.yi, 256, 32).vectorize(b.xi, 16).parallel(b.y);
+            b.blur_x.compute_at(b.blur_y, b.x).vectorize(b.x, 16);
+        },
+        301, 77);
     check_blur_schedule([](Blur& b) {
         b.blur_y.tile(b.x, b.y, b.xi, b.yi, 16, 8).vectorize(b.xi, 4).parallel(b.y);
         b.blur_x.compute_at(b.blur_y, b.x).vectorize(b.x, 4);
@@ -168,7 +172,8 @@ TEST_CASE("update stages take splits, reorders and loop kinds") {
     f.update(0).split(r, ro, ri, 4).reorder(x, ri, ro).vectorize(x, 4).parallel(y);
     Buffer<int> out = f.realize({10, 6});
     for (int y = 0; y < 6; y++)
-        for (int x = 0; x < 10; x++) CHECK_MESSAGE(out(x, y) == x + y + 78 * (x + 1), "at " << x << ", " << y);
+        for (int x = 0; x < 10; x++)
+            CHECK_MESSAGE(out(x, y) == x + y + 78 * (x + 1), "at " << x << ", " << y);
 }
 
 TEST_CASE("an intermediate Func with an update, split with RoundUp, is computed per row of its consumer") {
@@ -187,7 +192,8 @@ TEST_CASE("an intermediate Func with an update, split with RoundUp, is computed 
         return v;
     };
     for (int y = 0; y < 5; y++)
-        for (int x = 0; x < 11; x++) CHECK_MESSAGE(out(x, y) == gr(x - 1, y) + gr(x + 1, y), "at " << x << ", " << y);
+        for (int x = 0; x < 11; x++)
+            CHECK_MESSAGE(out(x, y) == gr(x - 1, y) + gr(x + 1, y), "at " << x << ", " << y);
 }
 
 TEST_CASE("bound fixes the computed region of a Func") {
@@ -215,7 +221,8 @@ TEST_CASE("reorder_storage lays out the named Var innermost") {
     g(x, y) = x + y * 7;
     f(x, y) = g(x, y) * 2;
     g.compute_root().reorder_storage(y, x);
-    const std::string path = (std::filesystem::temp_directory_path() / "tessera_reorder_storage_test.stmt").string();
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "tessera_reorder_storage_test.stmt").string();
     f.compile_to_lowered_stmt(path, {});
     std::ifstream file(path);
     std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
@@ -224,4 +231,43 @@ TEST_CASE("reorder_storage lays out the named Var innermost") {
     Buffer<int> out = f.realize({5, 4});
     for (int yy = 0; yy < 4; yy++)
         for (int xx = 0; xx < 5; xx++) CHECK(out(xx, yy) == (xx + yy * 7) * 2);
+}
+
+namespace {
+
+std::string lowered_text(Func f) {
+    const std::string path = (std::filesystem::temp_directory_path() / "tessera_schedule_test.stmt").string();
+    f.compile_to_lowered_stmt(path, {});
+    std::ifstream file(path);
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST_CASE("a Func stored at the root and computed per row slides its window and folds its storage") {
+    Buffer<uint16_t> in = random_image(41, 29, 12);
+    Blur blur(in);
+    blur.blur_x.store_root().compute_at(blur.blur_y, blur.y);
+    const std::string text = lowered_text(blur.blur_y);
+    // Each row after the first computes only the row it adds to the window ...
+    CHECK_MESSAGE(text.find("let blur_x.s0.y.min = select((blur_y.s0.y > ") != std::string::npos, text);
+    // ... and three rows live at a time, in storage for four.
+    CHECK_MESSAGE(text.find("allocate blur_x[uint16 * blur_x.realized.extent.0 * 4]") != std::string::npos,
+                  text);
+    check_equal<uint16_t>(blur.blur_y.realize({41, 29}), reference_blur(in));
+}
+
+TEST_CASE("sliding windows and folding stay correct under splits, tiles and parallel outer loops") {
+    check_blur_schedule([](Blur& b) {
+        b.blur_y.split(b.y, b.yo, b.yi, 8).parallel(b.yo);
+        b.blur_x.store_at(b.blur_y, b.yo).compute_at(b.blur_y, b.yi).vectorize(b.x, 8);
+    });
+    check_blur_schedule([](Blur& b) {
+        b.blur_y.split(b.y, b.yo, b.yi, 5, TailStrategy::GuardWithIf).parallel(b.yo);
+        b.blur_x.store_root().compute_at(b.blur_y, b.yi);
+    });
+    check_blur_schedule([](Blur& b) {
+        b.blur_y.reorder(b.y, b.x);
+        b.blur_x.store_root().compute_at(b.blur_y, b.x);
+    });
 }

@@ -24,7 +24,9 @@ std::string compile_error_of(Action&& action) {
     return error_of<CompileError>(std::forward<Action>(action));
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 }  // namespace
 
@@ -155,5 +157,6 @@ TEST_CASE("a region needed beyond a Func's bound is a run-time error naming the 
     f(x) = g(x) + g(x + 1);
     g.compute_root().bound(x, 0, 8);
     std::string message = error_of<RuntimeError>([&] { f.realize({10}); });
-    CHECK_MESSAGE(contains(message, "g is bounded to x in [0, 7] by bound(), but [0, 10] of it is needed"), message);
+    CHECK_MESSAGE(contains(message, "g is bounded to x in [0, 7] by bound(), but [0, 10] of it is needed"),
+                  message);
 }
