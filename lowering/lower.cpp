@@ -13,6 +13,8 @@
 #include "lowering/inline_functions.h"
 #include "lowering/loop_nest_text.h"
 #include "lowering/schedule_functions.h"
+#include "lowering/unroll_loops.h"
+#include "lowering/vectorize_loops.h"
 
 namespace tessera::lowering {
 namespace {
@@ -53,6 +55,8 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("bounds inference", [&] { return bounds_inference(s, env); });
     s = run_pass("add buffer checks", [&] { return add_buffer_checks(s, result.arguments); });
     s = run_pass("flatten storage", [&] { return flatten_storage(s, env); });
+    s = run_pass("unroll loops", [&] { return unroll_loops(s); });
+    s = run_pass("vectorize loops", [&] { return vectorize_loops(s); });
     s = run_pass("simplify", [&] { return ir::simplify(s); });
     result.function.name = name;
     result.function.body = s;
