@@ -16,6 +16,8 @@
 #include "lowering/loop_nest_text.h"
 #include "lowering/schedule_functions.h"
 #include "lowering/sliding_window.h"
+#include "lowering/unroll_loops.h"
+#include "lowering/vectorize_loops.h"
 
 namespace tessera::lowering {
 namespace {
@@ -58,11 +60,15 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("sliding window", [&] { return sliding_window(s, env); });
     s = run_pass("add buffer checks", [&] { return add_buffer_checks(s, result.arguments); });
     s = run_pass("flatten storage", [&] { return flatten_storage(s, env); });
+    // Simplification folds constant bounds into the loops that unrolling and vectorization need.
     s = run_pass("simplify", [&] { return ir::simplify(s); });
     run_pass("check loop extents", [&] {
         check_loop_extents(s, env);
         return 0;
     });
+    s = run_pass("unroll loops", [&] { return unroll_loops(s); });
+    s = run_pass("vectorize loops", [&] { return vectorize_loops(s); });
+    s = run_pass("simplify vectors", [&] { return ir::simplify(s); });
     result.function.name = name;
     result.function.body = s;
     for (const PipelineArgument& a : result.arguments) {

@@ -149,6 +149,11 @@ void CodeGenLLVM::store_vector(const ir::Store* op, llvm::Value* value) {
         llvm::Value* address = element_address(op->name, element, last);
         tag_access(builder_.CreateAlignedStore(builder_.CreateVectorReverse(value), address, align),
                    op->name);
+    } else if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
+        // Every lane to one element: the last lane's value is the one that stays.
+        llvm::Value* address = element_address(op->name, element, codegen(broadcast->value));
+        llvm::Value* last = builder_.CreateExtractElement(value, uint64_t(t.lanes() - 1));
+        tag_access(builder_.CreateAlignedStore(last, address, align), op->name);
     } else {
         // Lanes that hit the same address are written in lane order, so the last one wins.
         llvm::Value* addresses = element_address(op->name, element, codegen(op->index));

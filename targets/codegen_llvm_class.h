@@ -7,6 +7,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -54,6 +55,11 @@ private:
     llvm::Value* compare(ir::IRKind kind, llvm::Value* a, llvm::Value* b, Type t);
     llvm::Value* codegen_intrinsic(const ir::Call* op);
     llvm::Value* codegen_math(const ir::Call* op);
+    // v, splat to `lanes` lanes if it is a scalar and lanes > 1.
+    llvm::Value* splat(llvm::Value* v, int lanes);
+    // The vector of type t whose lane i is f of lane i of each argument (scalars stay whole).
+    llvm::Value* per_lane(Type t, const std::vector<llvm::Value*>& args,
+                          const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& f);
     llvm::Value* codegen_buffer_field(const ir::Call* op);
     llvm::Value* codegen_print(const ir::Call* op);
     llvm::Value* codegen_extern(const ir::Call* op);

@@ -406,26 +406,38 @@ llvm::Value* CodeGenLLVM::codegen_intrinsic(const ir::Call* op) {
             return builder_.CreateFCmpUNO(v, v);
         }
         case Intrinsic::BitAnd: {
-            llvm::Value* a = arg(0);
-            return builder_.CreateAnd(a, arg(1));
+            llvm::Value* a = splat(arg(0), op->type.lanes());
+            return builder_.CreateAnd(a, splat(arg(1), op->type.lanes()));
         }
         case Intrinsic::BitOr: {
-            llvm::Value* a = arg(0);
-            return builder_.CreateOr(a, arg(1));
+            llvm::Value* a = splat(arg(0), op->type.lanes());
+            return builder_.CreateOr(a, splat(arg(1), op->type.lanes()));
         }
         case Intrinsic::BitXor: {
-            llvm::Value* a = arg(0);
-            return builder_.CreateXor(a, arg(1));
+            llvm::Value* a = splat(arg(0), op->type.lanes());
+            return builder_.CreateXor(a, splat(arg(1), op->type.lanes()));
         }
         case Intrinsic::BitNot: return builder_.CreateNot(arg(0));
         case Intrinsic::ShiftLeft:
         case Intrinsic::ShiftRight: {
-            Type t = op->args.at(0).type();
-            llvm::Value* a = arg(0);
-            llvm::Value* amount = cast(arg(1), op->args[1].type(), t);
+            Type t = op->args.at(0).type().with_lanes(op->type.lanes());
+            llvm::Value* a = splat(arg(0), op->type.lanes());
+            Type amount_type = op->args[1].type();
+            llvm::Value* amount = splat(arg(1), op->type.lanes());
+            amount = cast(amount, amount_type.with_lanes(op->type.lanes()), t);
             return shift(a, amount, t, op->intrinsic == Intrinsic::ShiftLeft);
         }
         case Intrinsic::Likely: return arg(0);
+        case Intrinsic::AllLanesTrue: {
+            llvm::Value* v = arg(0);
+            return op->args[0].type().is_vector() ? builder_.CreateAndReduce(v) : v;
+        }
+        case Intrinsic::ExtractLane: {
+            llvm::Value* v = arg(0);
+            if (!op->args[0].type().is_vector()) return v;
+            llvm::Value* lane = cast(arg(1), op->args.at(1).type(), Int(32));
+            return builder_.CreateExtractElement(v, lane);
+        }
         case Intrinsic::Print:
         case Intrinsic::PrintWhen: return codegen_print(op);
         case Intrinsic::BufferHost:
@@ -466,11 +478,37 @@ llvm::Value* CodeGenLLVM::codegen_math(const ir::Call* op) {
     TESSERA_INTERNAL_CHECK(op->args.size() == arity) << op->name << " takes " << arity << " arguments";
     std::vector<llvm::Value*> args;
     for (const Expr& a : op->args) {
-        TESSERA_INTERNAL_CHECK(a.type().is_float() && a.type() == op->type)
+        TESSERA_INTERNAL_CHECK(a.type().is_float() && a.type().element_of() == op->type.element_of())
             << op->name << " of " << type_name(a.type()) << " giving " << type_name(op->type);
-        args.push_back(codegen(a));
+        args.push_back(splat(codegen(a), op->type.lanes()));
     }
-    return builder_.CreateIntrinsic(id, {llvm_type(op->type)}, args);
+    // Rounding and square roots are exact, lane by lane, as vector instructions. The rest would
+    // become calls of a vector math library if LLVM had one, whose results may differ from the C
+    // library's: they are computed one lane at a time, exactly as scalars are.
+    const bool exact_as_vector = id == llvm::Intrinsic::sqrt || id == llvm::Intrinsic::floor ||
+                                 id == llvm::Intrinsic::ceil || id == llvm::Intrinsic::trunc ||
+                                 id == llvm::Intrinsic::roundeven;
+    if (op->type.is_scalar() || exact_as_vector)
+        return builder_.CreateIntrinsic(id, {llvm_type(op->type)}, args);
+    return per_lane(op->type, args, [&](const std::vector<llvm::Value*>& lane_args) {
+        return builder_.CreateIntrinsic(id, {llvm_type(op->type.element_of())}, lane_args);
+    });
+}
+
+llvm::Value* CodeGenLLVM::splat(llvm::Value* v, int lanes) {
+    return lanes > 1 && !v->getType()->isVectorTy() ? builder_.CreateVectorSplat(lanes, v) : v;
+}
+
+llvm::Value* CodeGenLLVM::per_lane(Type t, const std::vector<llvm::Value*>& args,
+                                   const std::function<llvm::Value*(const std::vector<llvm::Value*>&)>& f) {
+    llvm::Value* result = llvm::PoisonValue::get(llvm_type(t));
+    for (int lane = 0; lane < t.lanes(); lane++) {
+        std::vector<llvm::Value*> lane_args;
+        for (llvm::Value* a : args)
+            lane_args.push_back(a->getType()->isVectorTy() ? builder_.CreateExtractElement(a, lane) : a);
+        result = builder_.CreateInsertElement(result, f(lane_args), lane);
+    }
+    return result;
 }
 
 llvm::Value* CodeGenLLVM::shift(llvm::Value* a, llvm::Value* amount, Type t, bool left) {
@@ -586,14 +624,9 @@ llvm::Value* CodeGenLLVM::codegen_extern(const ir::Call* op) {
     if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) f->setDoesNotThrow();
     if (lanes == 1) return builder_.CreateCall(callee, args);
     // A C function takes scalars: call it once per lane.
-    llvm::Value* out = llvm::PoisonValue::get(llvm_type(op->type.with_lanes(lanes)));
-    for (int lane = 0; lane < lanes; lane++) {
-        std::vector<llvm::Value*> lane_args;
-        for (llvm::Value* a : args)
-            lane_args.push_back(a->getType()->isVectorTy() ? builder_.CreateExtractElement(a, lane) : a);
-        out = builder_.CreateInsertElement(out, builder_.CreateCall(callee, lane_args), lane);
-    }
-    return out;
+    return per_lane(op->type.with_lanes(lanes), args, [&](const std::vector<llvm::Value*>& lane_args) {
+        return builder_.CreateCall(callee, lane_args);
+    });
 }
 
 }  // namespace tessera::targets::detail

@@ -214,6 +214,11 @@ Expr fold_intrinsic(const Call* op, const std::vector<Expr>& args) {
         case Intrinsic::BitOr:
         case Intrinsic::BitXor:
         case Intrinsic::BitNot: return fold_bitwise(op->intrinsic, op->type, args);
+        case Intrinsic::AllLanesTrue:
+        case Intrinsic::ExtractLane:
+            // Of a vector whose lanes are all one value, that value.
+            if (const Broadcast* b = args[0].as<Broadcast>()) return b->value;
+            return args[0].type().is_scalar() ? args[0] : Expr();
         default: return Expr();
     }
 }

@@ -16,7 +16,8 @@ Expr fold_binary(IRKind op, const Expr& a, const Expr& b);
 Expr fold_not(const Expr& a);
 Expr fold_cast(Type t, const Expr& value);
 Expr fold_reinterpret(Type t, const Expr& value);
-// abs, floor, ceil, trunc and the bitwise operations on immediates.
+// abs, floor, ceil, trunc and the bitwise operations on immediates; all_lanes_true and extract_lane
+// of a broadcast.
 Expr fold_intrinsic(const Call* op, const std::vector<Expr>& args);
 
 }  // namespace tessera::ir

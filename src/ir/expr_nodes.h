@@ -288,6 +288,9 @@ enum class Intrinsic : uint8_t {
     BufferTypeLanes,
     ErrorMessage,  // error_message(parts...): the text of a failed AssertStmt
     Likely,
+    // Produced by vectorization, with no spelling in the language:
+    AllLanesTrue,  // all_lanes_true(bools): whether every lane of a vector of bools is true
+    ExtractLane,   // extract_lane(vector, i): lane i (an Int(32) in [0, lanes)) of the vector
 };
 
 struct Call : ExprNodeOf<Call, IRKind::Call> {
