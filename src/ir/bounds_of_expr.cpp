@@ -294,6 +294,12 @@ private:
             Interval r = corners(a, b, &interval_ends::div);
             if (r.is_bounded()) return r;
         }
+        // By one divisor of unknown sign, a quotient is monotonic in a (and 0 by zero), so its
+        // extremes are at a's ends: a fused loop's index divided by an inner extent.
+        if (is_point(b) && a.is_bounded() && keeps_symbolic_ends(t)) {
+            Expr lo = div(a.min, b.min), hi = div(a.max, b.min);
+            return Interval(min_of_lower(lo, hi), max_of_upper(lo, hi));
+        }
         return constant_fallback(IRKind::Div, a, b, t);
     }
 
@@ -310,6 +316,11 @@ private:
             const Int128 m = *k < 0 ? -*k : *k;
             const ConstantInterval ca = to_constant(a, t);
             if (ca.min >= 0 && ca.max < m) return a;  // the remainder is a itself
+        }
+        // A Euclidean remainder lies in [0, |b| - 1] (0 for b = 0), whatever b is.
+        if (is_point(b) && !k && keeps_symbolic_ends(t)) {
+            Expr magnitude = max_of_upper(b.min, sub(make_zero(t), b.min));
+            return Interval(make_zero(t), max_of_upper(sub(magnitude, make_one(t)), make_zero(t)));
         }
         return constant_fallback(IRKind::Mod, a, b, t);
     }

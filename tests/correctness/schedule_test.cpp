@@ -271,3 +271,30 @@ TEST_CASE("sliding windows and folding stay correct under splits, tiles and para
         b.blur_x.store_root().compute_at(b.blur_y, b.x);
     });
 }
+
+TEST_CASE("fusing loops of unknown extent, as in a parallel loop over fused tiles") {
+    Func f("f"), g("g");
+    Var x("x"), y("y"), xy("xy"), xi("xi"), yi("yi"), tile("tile");
+    f(x, y) = 1000 * y + x;
+    f.fuse(x, y, xy);
+    g(x, y) = 1000 * y + x;
+    g.tile(x, y, xi, yi, 4, 3).fuse(x, y, tile).parallel(tile);
+    Buffer<int> a = f.realize({8, 4}), b = g.realize({10, 7});
+    for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 8; x++) CHECK_MESSAGE(a(x, y) == 1000 * y + x, "at " << x << ", " << y);
+    for (int y = 0; y < 7; y++)
+        for (int x = 0; x < 10; x++) CHECK_MESSAGE(b(x, y) == 1000 * y + x, "at " << x << ", " << y);
+}
+
+TEST_CASE("a Func computed per row of its consumer reads no more of an input than that row needs") {
+    Buffer<int> input(10, 6, "input");
+    input.fill(3);
+    Func g("g"), f("f");
+    Var x("x"), y("y");
+    g(x, y) = input(x, y) * 2;
+    f(x, y) = g(x, y) + 1;
+    g.compute_at(f, y);
+    // Six rows of input are enough for six rows of output.
+    Buffer<int> out = f.realize({10, 6});
+    CHECK(out(9, 5) == 7);
+}
