@@ -29,6 +29,7 @@
 
 #ifdef TESSERA_BENCHMARK_HALIDE
 #include <Halide.h>
+#include "halide_jit_target.h"
 #endif
 
 namespace {
@@ -74,24 +75,7 @@ tessera::Buffer<uint8_t> tessera_input(const std::vector<uint8_t>& pixels, int s
 // --- Halide 14, the same algorithm and schedule ---
 
 #ifdef TESSERA_BENCHMARK_HALIDE
-// Halide 14 misdetects Zen 5 and generates code that faults there. On a CPU with AVX-512 (the
-// features of Cannon Lake: F, CD, VL, BW, DQ, IFMA, VBMI) name them instead of detecting; elsewhere
-// (a Zen 3 without AVX-512, say) Halide's own detection is right, and the pinned target would fault.
-const Halide::Target& halide_target() {
-    static const Halide::Target target = [] {
-        __builtin_cpu_init();
-        const bool cannonlake_features =
-            __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
-            __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512bw") &&
-            __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512ifma") &&
-            __builtin_cpu_supports("avx512vbmi");
-        return cannonlake_features
-                   ? Halide::Target(
-                         "x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-avx512_cannonlake")
-                   : Halide::get_host_target();
-    }();
-    return target;
-}
+using tessera_benchmarks::halide_target;
 
 Halide::Pipeline halide_three_stage(const Halide::Buffer<uint8_t>& input) {
     using namespace Halide;
