@@ -8,6 +8,7 @@
 #include "ir/interval.h"
 #include "ir/interval_ends.h"
 #include "ir/ir_util.h"
+#include "ir/node_list.h"
 #include "ir/printer.h"
 #include "ir/simplify.h"
 #include "ir/substitute.h"
@@ -31,6 +32,28 @@ void collect_names(const Expr& e, std::set<std::string>& names) {
     collect.include(e);
 }
 
+// Counts the nodes of an expression, stopping once past a limit.
+class CountNodes : public Visitor {
+public:
+    explicit CountNodes(int l) : limit(l) {}
+    int n = 0;
+
+private:
+    const int limit;
+#define TESSERA_COUNT_NODE(T)                \
+    void visit(const T* op) override {       \
+        if (++n < limit) Visitor::visit(op); \
+    }
+    TESSERA_FOR_EACH_EXPR(TESSERA_COUNT_NODE)
+#undef TESSERA_COUNT_NODE
+};
+
+int size_up_to(const Expr& e, int limit) {
+    CountNodes count(limit);
+    count.include(e);
+    return count.n;
+}
+
 class BoxesTouched : public Visitor {
 public:
     explicit BoxesTouched(const std::map<std::string, Interval>& s) {
@@ -44,12 +67,14 @@ private:
     std::unordered_map<std::string, int> referenced;
     // The values of the lets in scope, to see through them where correlations matter.
     std::map<std::string, Expr> definitions;
+    std::unordered_map<std::string, std::vector<std::string>> mentioned_by;  // may hold stale names
     // What a binder replaced, to put back when its scope ends.
     struct Saved {
         std::string name;
         std::optional<Interval> previous;
         std::vector<std::pair<std::string, Interval>> rewritten;
         std::optional<Expr> previous_definition;
+        std::vector<std::pair<std::string, Expr>> hidden_definitions;
     };
 
     void count(const Interval& i, int delta) {
@@ -72,7 +97,7 @@ private:
 
     void touch(const std::string& name, const std::vector<Expr>& coordinates) {
         Box box;
-        for (const Expr& c : coordinates) box.push_back(bounds_of_expr(c, scope));
+        for (const Expr& c : coordinates) box.push_back(bounds_of_coordinate(c));
         auto [it, inserted] = boxes.emplace(name, box);
         if (inserted) return;
         TESSERA_INTERNAL_CHECK(it->second.size() == box.size())
@@ -83,8 +108,27 @@ private:
 
     // Binds name to interval. Intervals written in terms of an outer variable of that name would be
     // read as being about the new one: they are replaced by their constant ranges meanwhile.
-    Saved bind(const std::string& name, const Interval& given) {
-        Saved saved{name, std::nullopt, {}};
+    Saved bind(const std::string& name, const Interval& given, const Expr& definition = Expr()) {
+        Saved saved{name, std::nullopt, {}, std::nullopt, {}};
+        // Definitions that mention an outer variable of this name would read it as the new one.
+        if (auto it = definitions.find(name); it != definitions.end()) {
+            saved.previous_definition = it->second;
+            definitions.erase(it);
+        }
+        if (auto m = mentioned_by.find(name); m != mentioned_by.end()) {
+            for (const std::string& other : m->second) {
+                auto it = definitions.find(other);
+                if (it == definitions.end() || !uses_var(it->second, name)) continue;  // a stale entry
+                saved.hidden_definitions.emplace_back(it->first, it->second);
+                definitions.erase(it);
+            }
+        }
+        if (definition.defined() && !uses_var(definition, name)) {
+            definitions[name] = definition;
+            std::set<std::string> names;
+            collect_names(definition, names);
+            for (const std::string& n : names) mentioned_by[n].push_back(name);
+        }
         if (auto it = scope.find(name); it != scope.end()) saved.previous = it->second;
         const bool self_referencing = mentions(given, name);
         Interval interval = given;
@@ -123,11 +167,9 @@ private:
     void unbind(std::vector<Saved>& saved) {
         for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
             set(it->name, it->previous);
-            if (it->previous_definition) {
-                definitions[it->name] = *it->previous_definition;
-            } else {
-                definitions.erase(it->name);
-            }
+            definitions.erase(it->name);
+            if (it->previous_definition) definitions[it->name] = *it->previous_definition;
+            for (const auto& [other, value] : it->hidden_definitions) definitions[other] = value;
             for (auto r = it->rewritten.rbegin(); r != it->rewritten.rend(); ++r) set(r->first, r->second);
         }
         saved.clear();
@@ -150,10 +192,7 @@ private:
         const LetT* let = op;
         while (true) {
             include(let->value);
-            saved.push_back(bind(let->name, bounds_of_expr(let->value, scope)));
-            if (auto it = definitions.find(let->name); it != definitions.end())
-                saved.back().previous_definition = it->second;
-            definitions[let->name] = let->value;
+            saved.push_back(bind(let->name, bounds_of_expr(let->value, scope), let->value));
             const LetT* next = let->body.template as<LetT>();
             if (!next) break;
             let = next;
@@ -176,6 +215,19 @@ private:
             result = next;
         }
         return simplify(result);
+    }
+
+    // The bounds of a coordinate, also taken with the lets it depends on substituted and simplified:
+    // lets of the same loop variables (a split's min(xo * 16, extent - 16) with extent = max - min
+    // + 1, both of a consumer's loop) bound apart forget that they move together. Both results hold,
+    // so their intersection does.
+    Interval bounds_of_coordinate(const Expr& c) {
+        Interval apart = bounds_of_expr(c, scope);
+        if (definitions.empty() || (apart.is_bounded() && is_const(simplify(apart.max - apart.min))))
+            return apart;
+        Expr together = see_through_lets(c);
+        if (together.same_as(c) || size_up_to(together, 400) >= 400) return apart;
+        return interval_intersection(apart, bounds_of_expr(together, scope));
     }
 
     void visit(const For* op) override {
