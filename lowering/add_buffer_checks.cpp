@@ -40,7 +40,8 @@ std::vector<Stmt> structural_checks(const PipelineArgument& a) {
     Expr host = ir::Call::make_intrinsic(Handle(), ir::Intrinsic::BufferHost,
                                          {ir::Variable::make(Handle(), buffer_struct(a.name))});
     Expr host_bits = ir::Reinterpret::make(UInt(64), host);
-    return {
+    Expr stride0 = field(ir::Intrinsic::BufferStride, a.name, 0);
+    std::vector<Stmt> checks{
         ir::AssertStmt::make(
             type_ok, message(tessera_error_bad_type,
                              {Expr(who + " has element type code "), code, Expr(" with "), bits,
@@ -57,6 +58,17 @@ std::vector<Stmt> structural_checks(const PipelineArgument& a) {
             ir::NE::make(host_bits, ir::make_zero(UInt(64))),
             message(tessera_error_null_host, {Expr(who + " has no memory (a null host pointer).")})),
     };
+    // Compiled code reads and writes dimension 0 as adjacent elements (vectors load them at once),
+    // as Halide's buffers require by default.
+    if (a.dense_dimension_0) {
+        checks.push_back(ir::AssertStmt::make(
+            ir::EQ::make(stride0, i32(1)),
+            message(tessera_error_bad_argument,
+                    {Expr(who + " has stride "), stride0,
+                     Expr(" in dimension 0, but the pipeline needs its elements adjacent there (stride 1). "
+                          "Pass a buffer that is dense in dimension 0, e.g. a copy.")})));
+    }
+    return checks;
 }
 
 // Every dimension of the required region lies inside the buffer.
@@ -120,8 +132,9 @@ ir::Stmt add_buffer_checks(const ir::Stmt& s, const std::vector<PipelineArgument
     for (auto a = args.rbegin(); a != args.rend(); ++a) {
         if (!a->is_buffer()) continue;
         for (int d = a->dimensions - 1; d >= 0; d--) {
-            result = ir::LetStmt::make(buffer_stride(a->name, d),
-                                       field(ir::Intrinsic::BufferStride, a->name, d), result);
+            Expr stride =
+                d == 0 && a->dense_dimension_0 ? i32(1) : field(ir::Intrinsic::BufferStride, a->name, d);
+            result = ir::LetStmt::make(buffer_stride(a->name, d), stride, result);
             result = ir::LetStmt::make(buffer_extent(a->name, d),
                                        field(ir::Intrinsic::BufferExtent, a->name, d), result);
             result = ir::LetStmt::make(buffer_min(a->name, d), field(ir::Intrinsic::BufferMin, a->name, d),

@@ -10,6 +10,12 @@
 namespace tessera::lowering {
 namespace {
 
+bool dense_in_dimension_0(const PipelineArgument& a) {
+    if (a.kind == PipelineArgument::Kind::Scalar || a.dimensions == 0) return false;
+    if (!a.buffer) return true;
+    return a.buffer->raw.dimensions > 0 && a.buffer->raw.dim[0].stride == 1;
+}
+
 class FindInputs : public ir::Visitor {
 public:
     std::map<std::string, PipelineArgument> buffers, scalars;
@@ -68,6 +74,7 @@ std::vector<PipelineArgument> pipeline_arguments(const Environment& env, const i
     finder.include(s);
     for (auto& [name, arg] : finder.buffers) args.push_back(arg);
     for (auto& [name, arg] : finder.scalars) args.push_back(arg);
+    for (PipelineArgument& a : args) a.dense_dimension_0 = dense_in_dimension_0(a);
     return args;
 }
 

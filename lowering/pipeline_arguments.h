@@ -24,6 +24,9 @@ struct PipelineArgument {
     std::string func;
     int value_index = 0;
     bool is_buffer() const { return kind != Kind::Scalar; }
+    // Whether the code assumes, and checks, stride 1 in dimension 0: always for outputs and
+    // ImageParams (as Halide does), and for an input Buffer that had it when compiled.
+    bool dense_dimension_0 = false;
 };
 
 // Outputs come from the environment; inputs and scalars from the statement's Image calls and

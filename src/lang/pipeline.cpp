@@ -85,6 +85,12 @@ bool CompiledPipeline::is_current() const {
         auto f = weak.lock();
         if (!f || f->version != version) return false;
     }
+    // Code compiled for an input Buffer dense in dimension 0 would refuse a view of it that is not.
+    for (const lowering::PipelineArgument& a : arguments) {
+        if (a.buffer && a.dense_dimension_0 &&
+            !(a.buffer->raw.dimensions > 0 && a.buffer->raw.dim[0].stride == 1))
+            return false;
+    }
     return true;
 }
 

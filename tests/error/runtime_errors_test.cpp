@@ -89,3 +89,19 @@ TEST_CASE("an update that writes outside the output buffer is refused") {
     std::string message = runtime_error_of([&] { f.realize(out); });
     CHECK(contains(message, "Output buffer f is written at 9"));
 }
+
+TEST_CASE("an output or ImageParam that is not dense in dimension 0 is refused by name") {
+    Func f("f");
+    Var x("x"), y("y");
+    f(x, y) = x + y;
+    Buffer<int> wide(8, 6);
+    Buffer<int> transposed = wide.transposed(0, 1);
+    std::string message = runtime_error_of([&] { f.realize(transposed); });
+    CHECK_MESSAGE(contains(message, "Output buffer f has stride 8 in dimension 0"), message);
+    ImageParam in(Int(32), 2, "in");
+    Func g("g");
+    g(x, y) = in(x, y) * 2;
+    in.set(transposed);
+    message = runtime_error_of([&] { g.realize({4, 4}); });
+    CHECK_MESSAGE(contains(message, "Input buffer in has stride 8 in dimension 0"), message);
+}
