@@ -29,7 +29,7 @@ private:
 
 std::vector<FunctionPtr> callees_of(const lang::FunctionContents& f) {
     FindCallees finder;
-    auto visit_definition = [&](const lang::Definition& d) {
+    std::function<void(const lang::Definition&)> visit_definition = [&](const lang::Definition& d) {
         for (const Expr& e : d.args) finder.include(e);
         for (const Expr& e : d.values) finder.include(e);
         if (d.rdom) {
@@ -38,6 +38,10 @@ std::vector<FunctionPtr> callees_of(const lang::FunctionContents& f) {
                 finder.include(v.extent);
             }
             finder.include(d.rdom->predicate);
+        }
+        for (const lang::Specialization& s : d.specializations) {
+            finder.include(s.condition);
+            if (s.definition) visit_definition(*s.definition);
         }
     };
     visit_definition(f.pure);
@@ -115,7 +119,7 @@ std::vector<FunctionPtr> pipeline_functions(const std::vector<FunctionPtr>& outp
 }
 
 void for_each_definition(lang::FunctionContents& f, const std::function<Expr(const Expr&)>& rewrite) {
-    auto rewrite_definition = [&](lang::Definition& d) {
+    std::function<void(lang::Definition&)> rewrite_definition = [&](lang::Definition& d) {
         for (Expr& e : d.args) e = rewrite(e);
         for (Expr& e : d.values) e = rewrite(e);
         if (d.rdom) {
@@ -126,6 +130,13 @@ void for_each_definition(lang::FunctionContents& f, const std::function<Expr(con
             }
             if (copy->predicate.defined()) copy->predicate = rewrite(copy->predicate);
             d.rdom = copy;
+        }
+        // Specializations are shared with the user's Func: rewrite copies.
+        for (lang::Specialization& s : d.specializations) {
+            s.condition = rewrite(s.condition);
+            if (!s.definition) continue;
+            s.definition = std::make_shared<lang::Definition>(*s.definition);
+            rewrite_definition(*s.definition);
         }
     };
     if (f.pure.defined()) rewrite_definition(f.pure);

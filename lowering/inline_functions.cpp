@@ -64,6 +64,10 @@ void inline_functions(Environment& env) {
             << "Func " << name << " is scheduled compute_inline(), but it has " << f.updates.size()
             << " update definition" << (f.updates.size() == 1 ? "" : "s")
             << ", and only pure Funcs can be inlined. Use compute_root() for " << name << ".";
+        TESSERA_USER_CHECK(f.pure.specializations.empty())
+            << "Func " << name
+            << " is computed inline, but it has specializations, which need loops of its own. "
+            << "Schedule it with compute_root() or compute_at(), or specialize its consumer instead.";
         InlineCalls inliner(f);
         for (size_t j = i + 1; j < env.order.size(); j++) {
             lang::FunctionContents& consumer = env.functions.at(env.order[j]);

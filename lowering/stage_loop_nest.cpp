@@ -30,8 +30,8 @@ ir::Stmt trace(const std::string& name, const std::vector<Expr>& args, const std
 }
 
 // The store of one stage's values at its (renamed) arguments, guarded by the RDom's predicate.
-ir::Stmt stage_body(const lang::FunctionContents& f, int stage, const std::map<std::string, Expr>& renames) {
-    const lang::Definition& d = definition_of(f, stage);
+ir::Stmt stage_body(const lang::FunctionContents& f, const lang::Definition& d,
+                    const std::map<std::string, Expr>& renames) {
     std::vector<Expr> args, values;
     for (const Expr& a : d.args) args.push_back(ir::substitute(renames, a));
     for (const Expr& v : d.values) values.push_back(ir::substitute(renames, v));
@@ -43,15 +43,31 @@ ir::Stmt stage_body(const lang::FunctionContents& f, int stage, const std::map<s
     return body;
 }
 
+std::vector<std::string> pure_vars_of(const lang::Definition& d) {
+    std::vector<std::string> vars;
+    for (const Expr& a : d.args) {
+        const ir::Variable* v = a.as<ir::Variable>();
+        if (v && v->var_kind == ir::VariableKind::PureVar) vars.push_back(v->name);
+    }
+    return vars;
+}
+
+void collect_definitions(const lang::Definition& d, std::vector<const lang::Definition*>& out) {
+    out.push_back(&d);
+    for (const lang::Specialization& s : d.specializations) {
+        if (s.definition) collect_definitions(*s.definition, out);
+    }
+}
+
 // Builds the nest; a class so that the names of one stage are at hand.
 class StageNest {
 public:
-    StageNest(const lang::FunctionContents& f, int stage, bool is_output)
-        : f(f), stage(stage), is_output(is_output), def(definition_of(f, stage)) {}
+    StageNest(const lang::FunctionContents& f, int stage, const lang::Definition& def, bool is_output)
+        : f(f), stage(stage), is_output(is_output), def(def) {}
 
     ir::Stmt build() {
         schedule::StageSchedule sched = def.schedule;
-        if (sched.dims.empty()) sched.dims = schedule::default_dims(f, stage);
+        if (sched.dims.empty()) sched.dims = schedule::default_dims(def);
         std::map<std::string, bool> is_rvar = rvar_flags(sched);
         std::vector<std::pair<std::string, Expr>> extents = original_extents();
         std::vector<std::pair<std::string, Expr>> values;
@@ -59,7 +75,7 @@ public:
         for (const Split& s : sched.splits) add_split(s, resolved(s, is_rvar), extents, values, guards);
         std::map<std::string, Expr> renames;
         for (const std::string& v : original_vars()) renames[v] = var(v);
-        ir::Stmt body = stage_body(f, stage, renames);
+        ir::Stmt body = stage_body(f, def, renames);
         for (const Expr& g : guards) body = ir::IfThenElse::make(g, body);
         for (auto it = values.begin(); it != values.end(); ++it)
             body = ir::LetStmt::make(it->first, it->second, body);
@@ -95,7 +111,7 @@ private:
         if (def.rdom) {
             for (const auto& r : def.rdom->vars) vars.push_back(r.name);
         }
-        for (const std::string& v : stage_pure_vars(f, stage)) vars.push_back(v);
+        for (const std::string& v : pure_vars_of(def)) vars.push_back(v);
         return vars;
     }
 
@@ -133,7 +149,7 @@ private:
                 lets.emplace_back(dim_loop_extent(f.name, stage, r.name), r.extent);
             }
         }
-        for (const std::string& v : stage_pure_vars(f, stage)) {
+        for (const std::string& v : pure_vars_of(def)) {
             Expr lo = ir::int_var(loop_min(f.name, stage, v)), hi = ir::int_var(loop_max(f.name, stage, v));
             lets.emplace_back(dim_loop_min(f.name, stage, v), lo);
             lets.emplace_back(dim_loop_extent(f.name, stage, v), hi - lo + 1);
@@ -184,22 +200,54 @@ const lang::Definition& definition_of(const lang::FunctionContents& f, int stage
     return stage == 0 ? f.pure : f.updates.at(size_t(stage) - 1);
 }
 
+std::vector<const lang::Definition*> stage_definitions(const lang::FunctionContents& f, int stage) {
+    std::vector<const lang::Definition*> defs;
+    collect_definitions(definition_of(f, stage), defs);
+    return defs;
+}
+
+std::vector<schedule::Dim> definition_dims(const lang::Definition& d) {
+    return d.schedule.dims.empty() ? schedule::default_dims(d) : d.schedule.dims;
+}
+
 std::vector<schedule::Dim> stage_dims(const lang::FunctionContents& f, int stage) {
-    const lang::Definition& d = definition_of(f, stage);
-    return d.schedule.dims.empty() ? schedule::default_dims(f, stage) : d.schedule.dims;
+    std::vector<schedule::Dim> dims;
+    for (const lang::Definition* d : stage_definitions(f, stage)) {
+        for (const schedule::Dim& dim : definition_dims(*d)) dims.push_back(dim);
+    }
+    return dims;
 }
 
 std::vector<std::string> stage_pure_vars(const lang::FunctionContents& f, int stage) {
-    std::vector<std::string> vars;
-    for (const Expr& a : definition_of(f, stage).args) {
-        const ir::Variable* v = a.as<ir::Variable>();
-        if (v && v->var_kind == ir::VariableKind::PureVar) vars.push_back(v->name);
-    }
-    return vars;
+    return pure_vars_of(definition_of(f, stage));
 }
 
+namespace {
+
+ir::Stmt build_definition(const lang::FunctionContents& f, int stage, const lang::Definition& d,
+                          bool is_output) {
+    ir::Stmt general;
+    if (d.specializations.empty() || d.specializations.back().definition) {
+        general = StageNest(f, stage, d, is_output).build();
+    }
+    for (auto it = d.specializations.rbegin(); it != d.specializations.rend(); ++it) {
+        if (!it->definition) {
+            Expr message =
+                ir::Call::make_intrinsic(Int(32), ir::Intrinsic::ErrorMessage,
+                                         {ir::make_const(Int(32), int64_t(-1)), Expr(it->failure_message)});
+            general = ir::AssertStmt::make(ir::const_false(), message);
+            continue;
+        }
+        general = ir::IfThenElse::make(it->condition, build_definition(f, stage, *it->definition, is_output),
+                                       general);
+    }
+    return general;
+}
+
+}  // namespace
+
 ir::Stmt build_stage_loop_nest(const lang::FunctionContents& f, int stage, bool is_output) {
-    return StageNest(f, stage, is_output).build();
+    return build_definition(f, stage, definition_of(f, stage), is_output);
 }
 
 }  // namespace tessera::lowering

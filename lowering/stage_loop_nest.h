@@ -12,7 +12,12 @@ namespace tessera::lowering {
 // The definition a stage computes: 0 is the pure definition, k is update k - 1.
 const lang::Definition& definition_of(const lang::FunctionContents& f, int stage);
 
-// The loops of a stage, innermost first: its schedule's, or the default order.
+// The definitions of a stage: the general one and, in order, every specialization's, recursively.
+std::vector<const lang::Definition*> stage_definitions(const lang::FunctionContents& f, int stage);
+
+// The loops of one definition of a stage, innermost first: its schedule's, or the default order.
+std::vector<schedule::Dim> definition_dims(const lang::Definition& d);
+// The loops of every definition of a stage (its specializations' too).
 std::vector<schedule::Dim> stage_dims(const lang::FunctionContents& f, int stage);
 
 // The original Vars of a stage that bounds inference gives a region (loop_min/loop_max names): the
@@ -23,7 +28,8 @@ std::vector<std::string> stage_pure_vars(const lang::FunctionContents& f, int st
 // dimension. The extents follow from the region of each pure Var, [loop_min, loop_max], left for
 // bounds inference to define, and from the RDom for RVars. Innermost, lets give each original Var
 // its value from the loops the splits made, guards skip the points a GuardWithIf split adds, and the
-// RDom's predicate guards the definition itself.
+// RDom's predicate guards the definition itself. A stage with specializations is an if-else chain
+// of their nests, tried in order, ending with the general one (or an error, for specialize_fail).
 ir::Stmt build_stage_loop_nest(const lang::FunctionContents& f, int stage, bool is_output);
 
 }  // namespace tessera::lowering

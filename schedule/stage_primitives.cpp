@@ -148,15 +148,18 @@ const char* kind_primitive(ir::ForKind kind) {
 }  // namespace
 
 lang::Definition& StageRef::definition() const {
-    return stage == 0 ? function.pure : function.updates.at(size_t(stage) - 1);
+    lang::Definition* d = stage == 0 ? &function.pure : &function.updates.at(size_t(stage) - 1);
+    for (int i : specialization) d = d->specializations.at(size_t(i)).definition.get();
+    return *d;
 }
 
 std::string StageRef::describe() const {
-    return stage == 0 ? function.name : function.name + ".update(" + std::to_string(stage - 1) + ")";
+    std::string s = stage == 0 ? function.name : function.name + ".update(" + std::to_string(stage - 1) + ")";
+    for (size_t i = 0; i < specialization.size(); i++) s += ".specialize(...)";
+    return s;
 }
 
-std::vector<Dim> default_dims(const lang::FunctionContents& f, int stage) {
-    const lang::Definition& d = stage == 0 ? f.pure : f.updates.at(size_t(stage) - 1);
+std::vector<Dim> default_dims(const lang::Definition& d) {
     std::vector<Dim> dims;
     if (d.rdom) {
         for (const auto& v : d.rdom->vars) dims.push_back({v.name, v.name, ir::ForKind::Serial, true});
@@ -171,7 +174,7 @@ std::vector<Dim> default_dims(const lang::FunctionContents& f, int stage) {
 
 StageSchedule& stage_schedule(const StageRef& s) {
     lang::Definition& d = s.definition();
-    if (d.schedule.dims.empty()) d.schedule.dims = default_dims(s.function, s.stage);
+    if (d.schedule.dims.empty()) d.schedule.dims = default_dims(d);
     return d.schedule;
 }
 

@@ -15,6 +15,7 @@ namespace tessera::schedule {
 struct StageRef {
     lang::FunctionContents& function;
     int stage;  // 0: the pure definition; k: update k - 1
+    std::vector<int> specialization = {};  // the path through specializations, if any
 
     lang::Definition& definition() const;
     // "f" for the pure definition, "f.update(0)" for the first update: how the user wrote it.
@@ -23,7 +24,7 @@ struct StageRef {
 
 // The loops of a stage before any primitive, innermost first: its RVars, then the pure Vars it is
 // defined over.
-std::vector<Dim> default_dims(const lang::FunctionContents& f, int stage);
+std::vector<Dim> default_dims(const lang::Definition& d);
 
 // The stage's schedule with its loops filled in.
 StageSchedule& stage_schedule(const StageRef& s);

@@ -21,6 +21,9 @@ namespace tessera {
 namespace lang {
 struct FunctionContents;
 }
+namespace schedule {
+struct StageRef;
+}
 
 class Func;
 class ImageParam;
@@ -72,10 +75,17 @@ public:
     Stage& unroll(const VarOrRVar& var);
     Stage& unroll(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
 
+    // Where condition holds, the stage runs its own copy of the definition, scheduled through the
+    // Stage returned. Specializations are tried in the order given, before the general definition.
+    Stage specialize(const Expr& condition);
+    // Makes the general definition an error with this message: one of the specializations must hold.
+    void specialize_fail(const std::string& message);
+
     const std::shared_ptr<lang::FunctionContents>& function() const { return function_; }
     int index() const { return index_; }
 
 private:
+    schedule::StageRef ref() const;
     std::shared_ptr<lang::FunctionContents> function_;
     int index_;
     std::vector<int> specialization_;  // the path of specializations to this definition, if any
@@ -219,6 +229,10 @@ public:
                                                                           Args&&... rest) {
         return reorder_storage(std::vector<Var>{x, y, std::forward<Args>(rest)...});
     }
+
+    // Specializations of the pure definition (see Stage::specialize).
+    Stage specialize(const Expr& condition);
+    void specialize_fail(const std::string& message);
 
     // Placement: where the Func is computed and where its storage lives.
     Func& compute_at(const Func& f, const Var& var);

@@ -139,6 +139,10 @@ Func& Func::reorder_storage(const std::vector<Var>& dims) {
     return *this;
 }
 
+Stage Func::specialize(const Expr& condition) { return Stage(*this).specialize(condition); }
+
+void Func::specialize_fail(const std::string& message) { Stage(*this).specialize_fail(message); }
+
 Func& Func::compute_at(const Func& f, const Var& var) { return compute_at(LoopLevel(f, var)); }
 Func& Func::compute_at(const Func& f, const RVar& var) { return compute_at(LoopLevel(f, var)); }
 

@@ -26,12 +26,24 @@ struct ReductionDomainContents {
     Expr predicate;                       // undefined: every point
 };
 
+struct Definition;
+
+// specialize(condition): where the condition holds, the stage runs its own copy of the definition,
+// scheduled on its own. A null definition is specialize_fail(): reaching it is an error.
+struct Specialization {
+    Expr condition;
+    std::shared_ptr<Definition> definition;
+    std::string failure_message;
+};
+
 // One definition of a Func: pure (args are the pure Vars) or an update (args are any Exprs).
 struct Definition {
     std::vector<Expr> args;
     std::vector<Expr> values;                       // one per Tuple element
     std::shared_ptr<ReductionDomainContents> rdom;  // the RDom an update iterates over, if any
     schedule::StageSchedule schedule;
+    // Tried in order before this (the general) definition.
+    std::vector<Specialization> specializations;
     bool defined() const { return !values.empty(); }
 };
 

@@ -1,5 +1,7 @@
 // Stage: the loop-transforming primitives of one definition of a Func.
 
+#include "ir/equal.h"
+#include "ir/ir_util.h"
 #include "lang/definition_checks.h"
 #include "lang/function.h"
 #include "schedule/stage_primitives.h"
@@ -14,6 +16,8 @@ std::string inner_name(const VarOrRVar& var, const char* suffix) { return var.na
 
 }  // namespace
 
+schedule::StageRef Stage::ref() const { return {*function_, index_, specialization_}; }
+
 std::string Stage::name() const { return function_->name + ".s" + std::to_string(index_); }
 
 std::string Stage::dump_argument_list() const {
@@ -23,13 +27,13 @@ std::string Stage::dump_argument_list() const {
 
 Stage& Stage::split(const VarOrRVar& old, const VarOrRVar& outer, const VarOrRVar& inner, const Expr& factor,
                     TailStrategy tail) {
-    schedule::split({*function_, index_}, old.name(), outer.name(), inner.name(), factor, tail);
+    schedule::split(ref(), old.name(), outer.name(), inner.name(), factor, tail);
     function_->touch();
     return *this;
 }
 
 Stage& Stage::fuse(const VarOrRVar& inner, const VarOrRVar& outer, const VarOrRVar& fused) {
-    schedule::fuse({*function_, index_}, inner.name(), outer.name(), fused.name());
+    schedule::fuse(ref(), inner.name(), outer.name(), fused.name());
     function_->touch();
     return *this;
 }
@@ -50,25 +54,25 @@ Stage& Stage::tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& xi, 
 Stage& Stage::reorder(const std::vector<VarOrRVar>& vars) {
     std::vector<std::string> names;
     for (const VarOrRVar& v : vars) names.push_back(v.name());
-    schedule::reorder({*function_, index_}, names);
+    schedule::reorder(ref(), names);
     function_->touch();
     return *this;
 }
 
 Stage& Stage::rename(const VarOrRVar& old_name, const VarOrRVar& new_name) {
-    schedule::rename({*function_, index_}, old_name.name(), new_name.name());
+    schedule::rename(ref(), old_name.name(), new_name.name());
     function_->touch();
     return *this;
 }
 
 Stage& Stage::serial(const VarOrRVar& var) {
-    schedule::set_loop_kind({*function_, index_}, var.name(), ir::ForKind::Serial);
+    schedule::set_loop_kind(ref(), var.name(), ir::ForKind::Serial);
     function_->touch();
     return *this;
 }
 
 Stage& Stage::parallel(const VarOrRVar& var) {
-    schedule::set_loop_kind({*function_, index_}, var.name(), ir::ForKind::Parallel);
+    schedule::set_loop_kind(ref(), var.name(), ir::ForKind::Parallel);
     function_->touch();
     return *this;
 }
@@ -81,7 +85,7 @@ Stage& Stage::parallel(const VarOrRVar& var, const Expr& task_size, TailStrategy
 }
 
 Stage& Stage::vectorize(const VarOrRVar& var) {
-    schedule::set_loop_kind({*function_, index_}, var.name(), ir::ForKind::Vectorized);
+    schedule::set_loop_kind(ref(), var.name(), ir::ForKind::Vectorized);
     function_->touch();
     return *this;
 }
@@ -94,7 +98,7 @@ Stage& Stage::vectorize(const VarOrRVar& var, const Expr& factor, TailStrategy t
 }
 
 Stage& Stage::unroll(const VarOrRVar& var) {
-    schedule::set_loop_kind({*function_, index_}, var.name(), ir::ForKind::Unrolled);
+    schedule::set_loop_kind(ref(), var.name(), ir::ForKind::Unrolled);
     function_->touch();
     return *this;
 }
@@ -104,6 +108,41 @@ Stage& Stage::unroll(const VarOrRVar& var, const Expr& factor, TailStrategy tail
                                     : VarOrRVar(Var(inner_name(var, "_unroll")));
     split(var, var, inner, factor, tail);
     return unroll(inner);
+}
+
+Stage Stage::specialize(const Expr& condition) {
+    schedule::StageRef stage = ref();
+    TESSERA_USER_CHECK(condition.defined() && condition.type().is_bool() && condition.type().is_scalar())
+        << stage.describe() << ".specialize(...): the condition must be a boolean expression.";
+    lang::Definition& d = stage.definition();
+    TESSERA_USER_CHECK(d.specializations.empty() || d.specializations.back().definition)
+        << stage.describe() << ".specialize(" << condition
+        << "): specialize_fail() must be the last specialization.";
+    std::vector<int> path = specialization_;
+    for (size_t i = 0; i < d.specializations.size(); i++) {
+        if (ir::equal(d.specializations[i].condition, condition)) {
+            path.push_back(int(i));
+            return Stage(function_, index_, path);
+        }
+    }
+    auto copy = std::make_shared<lang::Definition>(d);
+    copy->specializations.clear();
+    d.specializations.push_back({condition, copy, ""});
+    path.push_back(int(d.specializations.size()) - 1);
+    function_->touch();
+    return Stage(function_, index_, path);
+}
+
+void Stage::specialize_fail(const std::string& message) {
+    schedule::StageRef stage = ref();
+    lang::Definition& d = stage.definition();
+    TESSERA_USER_CHECK(!d.specializations.empty())
+        << stage.describe() << ".specialize_fail(\"" << message << "\"): call specialize() first; without "
+        << "specializations the general definition would always fail.";
+    TESSERA_USER_CHECK(d.specializations.back().definition)
+        << stage.describe() << ".specialize_fail(...): the stage already ends with specialize_fail().";
+    d.specializations.push_back({ir::const_true(), nullptr, message});
+    function_->touch();
 }
 
 }  // namespace tessera

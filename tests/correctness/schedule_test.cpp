@@ -298,3 +298,49 @@ TEST_CASE("a Func computed per row of its consumer reads no more of an input tha
     Buffer<int> out = f.realize({10, 6});
     CHECK(out(9, 5) == 7);
 }
+
+TEST_CASE("specialize runs a differently scheduled copy where its condition holds") {
+    Param<bool> fast("fast");
+    Param<int> offset("offset");
+    Func f("f"), g("g");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    g(x, y) = x * 3 + y + offset;
+    f(x, y) = g(x, y) + g(x + 1, y);
+    g.compute_root();
+    f.specialize(fast).vectorize(x, 8).parallel(y);
+    f.specialize(offset > 100).split(x, xo, xi, 3, TailStrategy::GuardWithIf);
+    const std::string text = lowered_text(f);
+    CHECK_MESSAGE(text.find("if (fast)") != std::string::npos, text);
+    for (bool use_fast : {true, false}) {
+        for (int off : {5, 500}) {
+            fast.set(use_fast);
+            offset.set(off);
+            Buffer<int> out = f.realize({21, 5});
+            for (int y = 0; y < 5; y++)
+                for (int x = 0; x < 21; x++)
+                    CHECK_MESSAGE(
+                        out(x, y) == (x * 3 + y + off) + ((x + 1) * 3 + y + off),
+                        "at " << x << ", " << y << " with fast = " << use_fast << ", offset = " << off);
+        }
+    }
+}
+
+TEST_CASE("specialize_fail makes the general case an error with the user's message") {
+    Param<int> width("width");
+    Func f("f");
+    Var x("x");
+    f(x) = x + width;
+    f.specialize(width > 0);
+    f.specialize_fail("width must be positive");
+    width.set(3);
+    Buffer<int> ok = f.realize({4});
+    CHECK(ok(3) == 6);
+    width.set(-1);
+    std::string message;
+    try {
+        f.realize({4});
+    } catch (const RuntimeError& e) {
+        message = e.what();
+    }
+    CHECK_MESSAGE(message.find("width must be positive") != std::string::npos, message);
+}
