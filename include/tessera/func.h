@@ -81,6 +81,14 @@ public:
     // Makes the general definition an error with this message: one of the specializations must hold.
     void specialize_fail(const std::string& message);
 
+    // Splits an associative update (f(x) = f(x) op e, with op one of +, *, min, max) into an
+    // intermediate Func, returned for scheduling, that reduces over the other RVars for each value
+    // of the preserved RVars, kept as the given Vars (so its loops over them may run in parallel or
+    // as vectors), and this update, which then reduces the intermediate over the preserved RVars.
+    // Floating-point sums are reassociated, so their last bits may change.
+    Func rfactor(const std::vector<std::pair<RVar, Var>>& preserved);
+    Func rfactor(const RVar& r, const Var& v);
+
     const std::shared_ptr<lang::FunctionContents>& function() const { return function_; }
     int index() const { return index_; }
 

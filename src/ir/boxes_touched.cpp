@@ -1,6 +1,7 @@
 // boxes_touched: the regions of Funcs and images that a piece of IR reads and writes, the core of
 // bounds inference.
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <unordered_map>
@@ -75,6 +76,7 @@ private:
         std::vector<std::pair<std::string, Interval>> rewritten;
         std::optional<Expr> previous_definition;
         std::vector<std::pair<std::string, Expr>> hidden_definitions;
+        std::optional<std::vector<Expr>> previous_guards;
     };
 
     void count(const Interval& i, int delta) {
@@ -97,7 +99,7 @@ private:
 
     void touch(const std::string& name, const std::vector<Expr>& coordinates) {
         Box box;
-        for (const Expr& c : coordinates) box.push_back(bounds_of_coordinate(c));
+        for (const Expr& c : coordinates) box.push_back(bounds_under_guards(c, bounds_of_coordinate(c)));
         auto [it, inserted] = boxes.emplace(name, box);
         if (inserted) return;
         TESSERA_INTERNAL_CHECK(it->second.size() == box.size())
@@ -109,7 +111,12 @@ private:
     // Binds name to interval. Intervals written in terms of an outer variable of that name would be
     // read as being about the new one: they are replaced by their constant ranges meanwhile.
     Saved bind(const std::string& name, const Interval& given, const Expr& definition = Expr()) {
-        Saved saved{name, std::nullopt, {}, std::nullopt, {}};
+        Saved saved{name, std::nullopt, {}, std::nullopt, {}, std::nullopt};
+        // Guards about an outer variable of this name say nothing about the new one.
+        if (std::any_of(guards.begin(), guards.end(), [&](const Expr& g) { return uses_var(g, name); })) {
+            saved.previous_guards = guards;
+            std::erase_if(guards, [&](const Expr& g) { return uses_var(g, name); });
+        }
         // Definitions that mention an outer variable of this name would read it as the new one.
         if (auto it = definitions.find(name); it != definitions.end()) {
             saved.previous_definition = it->second;
@@ -170,6 +177,7 @@ private:
             definitions.erase(it->name);
             if (it->previous_definition) definitions[it->name] = *it->previous_definition;
             for (const auto& [other, value] : it->hidden_definitions) definitions[other] = value;
+            if (it->previous_guards) guards = *it->previous_guards;
             for (auto r = it->rewritten.rbegin(); r != it->rewritten.rend(); ++r) set(r->first, r->second);
         }
         saved.clear();
@@ -230,6 +238,37 @@ private:
         return interval_intersection(apart, bounds_of_expr(together, scope));
     }
 
+    // A coordinate that is a guarded expression plus a constant, under a guard such as
+    // `ro * 8 + ri < 61`, is bounded by the guard itself, which narrowing single variables misses.
+    Interval bounds_under_guards(const Expr& c, Interval bounds) {
+        for (const Expr& guard : guards) {
+            const LT* lt = guard.as<LT>();
+            const LE* le = guard.as<LE>();
+            if (!lt && !le) continue;
+            const Expr& a = lt ? lt->a : le->a;
+            const Expr& b = lt ? lt->b : le->b;
+            if (!c.type().is_int() || a.type() != c.type()) continue;
+            std::optional<int64_t> k = as_const_int(simplify(c - a));
+            if (!k) continue;
+            Interval limit = bounds_of_expr(b, scope);
+            if (!limit.max.defined()) continue;
+            Expr max = simplify(limit.max + ir::make_const(c.type(), int64_t(*k - (lt ? 1 : 0))));
+            bounds = interval_intersection(bounds, Interval(Expr(), max));
+        }
+        return bounds;
+    }
+    // The conditions of the ifs enclosing this point, split at &&. A binder that hides a variable
+    // they mention takes them out meanwhile (see bind).
+    std::vector<Expr> guards;
+    void add_guards(const Expr& condition) {
+        if (const And* a = condition.as<And>()) {
+            add_guards(a->a);
+            add_guards(a->b);
+        } else {
+            guards.push_back(condition);
+        }
+    }
+
     void visit(const For* op) override {
         include(op->min);
         include(op->extent);
@@ -260,7 +299,10 @@ private:
     void visit(const IfThenElse* op) override {
         include(op->condition);
         auto before = narrow(op->condition, true);
+        const size_t outer_guards = guards.size();
+        add_guards(op->condition);
         include(op->then_case);
+        guards.resize(outer_guards);
         restore(before);
         if (!op->else_case.defined()) return;
         before = narrow(op->condition, false);

@@ -344,3 +344,45 @@ TEST_CASE("specialize_fail makes the general case an error with the user's messa
     }
     CHECK_MESSAGE(message.find("width must be positive") != std::string::npos, message);
 }
+
+TEST_CASE("rfactor turns a serial sum into a parallel, vectorized one with the same result") {
+    Buffer<int> in(103, 37);
+    std::mt19937 rng(3);
+    in.for_each_value([&](int& v) { v = int(rng() % 1000) - 500; });
+    Func total("total");
+    RDom r(0, 103, 0, 37, "r");
+    Var u("u"), ui("ui");
+    total() = 0;
+    total() += in(r.x, r.y);
+    Func intermediate = total.update(0).rfactor(r.y, u);
+    // GuardWithIf: rounding u up would read rows of the input that do not exist.
+    intermediate.compute_root()
+        .update(0)
+        .parallel(u, 4, TailStrategy::GuardWithIf)
+        .vectorize(u, 8, TailStrategy::GuardWithIf);
+    Buffer<int> out = total.realize();
+    int64_t expected = 0;
+    in.for_each_value([&](int v) { expected += v; });
+    CHECK(out() == int(expected));
+}
+
+TEST_CASE("rfactor of a maximum per row keeps every row's answer") {
+    Buffer<uint8_t> in(61, 9);
+    std::mt19937 rng(4);
+    in.for_each_value([&](uint8_t& v) { v = uint8_t(rng()); });
+    Func m("m");
+    Var y("y"), u("u");
+    RDom r(0, 61, "r");
+    m(y) = cast<uint8_t>(0);
+    m(y) = max(m(y), in(r, y));
+    RVar ro("ro"), ri("ri");
+    m.update(0).split(r.x, ro, ri, 8);
+    Func intermediate = m.update(0).rfactor(ri, u);
+    intermediate.compute_root().update(0).vectorize(u);
+    Buffer<uint8_t> out = m.realize({9});
+    for (int row = 0; row < 9; row++) {
+        uint8_t expected = 0;
+        for (int x = 0; x < 61; x++) expected = std::max(expected, in(x, row));
+        CHECK_MESSAGE(out(row) == expected, "row " << row);
+    }
+}
