@@ -15,20 +15,23 @@ using FunctionPtr = std::shared_ptr<lang::FunctionContents>;
 // The Funcs called directly by the definitions of a Func.
 class FindCallees : public ir::Visitor {
 public:
+    explicit FindCallees(const lang::FunctionContents& c) : consumer(c) {}
     std::vector<FunctionPtr> callees;
 
 private:
+    const lang::FunctionContents& consumer;
     std::set<const lang::FunctionContents*> seen;
     void visit(const ir::Call* op) override {
         if (op->call_type != ir::CallType::Func) return ir::Visitor::visit(op);
-        std::shared_ptr<lang::FunctionContents> f = op->function();
+        std::shared_ptr<lang::FunctionContents> callee = op->function();
+        std::shared_ptr<lang::FunctionContents> f = callee->called_from(consumer, callee);
         if (seen.insert(f.get()).second) callees.push_back(f);
         ir::Visitor::visit(op);
     }
 };
 
 std::vector<FunctionPtr> callees_of(const lang::FunctionContents& f) {
-    FindCallees finder;
+    FindCallees finder(f);
     std::function<void(const lang::Definition&)> visit_definition = [&](const lang::Definition& d) {
         for (const Expr& e : d.args) finder.include(e);
         for (const Expr& e : d.values) finder.include(e);
@@ -50,16 +53,21 @@ std::vector<FunctionPtr> callees_of(const lang::FunctionContents& f) {
 }
 
 // Calls renamed to the pipeline-unique names.
+// Calls renamed to the pipeline-unique names, and redirected to the wrappers in() made for the
+// consumer.
 class RenameCalls : public ir::Mutator {
 public:
-    explicit RenameCalls(const std::map<const lang::FunctionContents*, std::string>& n) : names(n) {}
+    RenameCalls(const std::map<const lang::FunctionContents*, std::string>& n, const lang::FunctionContents& c)
+        : names(n), consumer(c) {}
 
 private:
     const std::map<const lang::FunctionContents*, std::string>& names;
+    const lang::FunctionContents& consumer;
     Expr visit(const ir::Call* op) override {
         Expr e = ir::Mutator::visit(op);
         if (op->call_type != ir::CallType::Func) return e;
-        const std::string& name = names.at(op->function().get());
+        std::shared_ptr<lang::FunctionContents> callee = op->function();
+        const std::string& name = names.at(callee->called_from(consumer, callee).get());
         if (name == op->name && e.same_as(ir::handle_of(op))) return e;
         auto copy = std::make_shared<ir::Call>(*e.as<ir::Call>());
         copy->name = name;
@@ -160,8 +168,8 @@ Environment build_environment(const std::vector<FunctionPtr>& outputs) {
         names[f.get()] = name;
     }
     Environment env;
-    RenameCalls rename(names);
     for (const FunctionPtr& f : order) {
+        RenameCalls rename(names, *f);
         lang::FunctionContents copy = *f;
         copy.name = names[f.get()];
         for_each_definition(copy, [&](const Expr& e) { return rename.mutate(e); });

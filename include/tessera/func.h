@@ -238,6 +238,13 @@ public:
         return reorder_storage(std::vector<Var>{x, y, std::forward<Args>(rest)...});
     }
 
+    // A wrapper: a Func that reads this one and that the given consumer (or consumers, or, without
+    // arguments, every consumer) calls instead, to be scheduled on its own. Asking again for the
+    // same consumers returns the same wrapper.
+    Func in(const Func& consumer);
+    Func in(const std::vector<Func>& consumers);
+    Func in();
+
     // Specializations of the pure definition (see Stage::specialize).
     Stage specialize(const Expr& condition);
     void specialize_fail(const std::string& message);

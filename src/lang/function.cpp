@@ -21,6 +21,22 @@ std::string unique_name(const std::string& prefix) {
     return prefix + "$" + std::to_string(counter++);
 }
 
+std::shared_ptr<FunctionContents> FunctionContents::called_from(const FunctionContents& consumer,
+                                                                const std::shared_ptr<FunctionContents>& self) const {
+    for (const Wrapper& w : wrappers) {
+        if (w.function.get() == &consumer) return self;
+    }
+    for (const Wrapper& w : wrappers) {
+        for (const auto& c : w.consumers) {
+            if (c.lock().get() == &consumer) return w.function;
+        }
+    }
+    for (const Wrapper& w : wrappers) {
+        if (w.consumers.empty()) return w.function;
+    }
+    return self;
+}
+
 }  // namespace tessera::lang
 
 namespace tessera::ir {

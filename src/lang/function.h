@@ -47,6 +47,13 @@ struct Definition {
     bool defined() const { return !values.empty(); }
 };
 
+// f.in(consumers): a Func that reads f, called by those consumers (all of them when the list is
+// empty) in place of f, so that it can be scheduled on its own.
+struct Wrapper {
+    std::vector<std::weak_ptr<FunctionContents>> consumers;
+    std::shared_ptr<FunctionContents> function;
+};
+
 struct FunctionContents {
     std::string name;
     std::vector<std::string> pure_args;
@@ -54,6 +61,7 @@ struct FunctionContents {
     Definition pure;
     std::vector<Definition> updates;
     schedule::FuncSchedule schedule;
+    std::vector<Wrapper> wrappers;
     // trace_stores(): print every value stored, with its coordinates.
     bool trace_stores = false;
     // Bumped by every change to a definition or the schedule, so compiled pipelines know when
@@ -63,6 +71,10 @@ struct FunctionContents {
     std::shared_ptr<CompiledPipeline> jit_cache;
 
     bool defined() const { return pure.defined(); }
+    // The Func a call of this one from `consumer` reads: a wrapper made by in(), or this Func.
+    // Wrappers themselves read the original.
+    std::shared_ptr<FunctionContents> called_from(const FunctionContents& consumer,
+                                                  const std::shared_ptr<FunctionContents>& self) const;
     int dimensions() const { return int(pure_args.size()); }
     void touch();
 };

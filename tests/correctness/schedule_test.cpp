@@ -386,3 +386,21 @@ TEST_CASE("rfactor of a maximum per row keeps every row's answer") {
         CHECK_MESSAGE(out(row) == expected, "row " << row);
     }
 }
+
+TEST_CASE("in() wrappers stage a Func for one consumer or for all, scheduled on their own") {
+    Buffer<uint16_t> in = random_image(45, 23, 8);
+    Blur blur(in);
+    Func staged = blur.blur_x.in(blur.blur_y);
+    CHECK(staged.name() != blur.blur_x.name());
+    CHECK(blur.blur_x.in(blur.blur_y).name() == staged.name());  // the same wrapper again
+    blur.blur_x.compute_root();
+    staged.compute_at(blur.blur_y, blur.y).vectorize(blur.x, 8);
+    const std::string text = blur.blur_y.loop_nest();
+    CHECK_MESSAGE(text.find("produce " + staged.name()) != std::string::npos, text);
+    check_equal<uint16_t>(blur.blur_y.realize({45, 23}), reference_blur(in));
+
+    Blur global(in);
+    Func copy = global.clamped.in();
+    copy.compute_root().parallel(copy.args()[1]);
+    check_equal<uint16_t>(global.blur_y.realize({45, 23}), reference_blur(in));
+}
