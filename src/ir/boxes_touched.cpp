@@ -298,16 +298,71 @@ private:
 
     void visit(const IfThenElse* op) override {
         include(op->condition);
-        auto before = narrow(op->condition, true);
+        if (is_invariant(op->condition)) {
+            // A condition on values fixed over the whole region walked (a specialization's, say):
+            // the boxes of the two branches are merged by the condition instead of united, so
+            // that a branch that does not run does not widen what the other needs.
+            std::map<std::string, Box> outer = std::move(boxes);
+            boxes.clear();
+            branch(op->condition, true, op->then_case);
+            std::map<std::string, Box> then_boxes = std::move(boxes);
+            boxes.clear();
+            if (op->else_case.defined()) branch(op->condition, false, op->else_case);
+            std::map<std::string, Box> else_boxes = std::move(boxes);
+            boxes = std::move(outer);
+            merge_by_condition(op->condition, then_boxes, else_boxes);
+            return;
+        }
+        branch(op->condition, true, op->then_case);
+        if (op->else_case.defined()) branch(op->condition, false, op->else_case);
+    }
+
+    void branch(const Expr& condition, bool holds, const Stmt& s) {
+        auto before = narrow(condition, holds);
         const size_t outer_guards = guards.size();
-        add_guards(op->condition);
-        include(op->then_case);
+        if (holds) add_guards(condition);
+        include(s);
         guards.resize(outer_guards);
         restore(before);
-        if (!op->else_case.defined()) return;
-        before = narrow(op->condition, false);
-        include(op->else_case);
-        restore(before);
+    }
+
+    // Whether an expression mentions nothing that varies over the region walked.
+    bool is_invariant(const Expr& e) const {
+        std::set<std::string> names;
+        collect_names(e, names);
+        for (const std::string& n : names) {
+            if (scope.count(n) || definitions.count(n)) return false;
+        }
+        return true;
+    }
+
+    void merge_by_condition(const Expr& c, const std::map<std::string, Box>& a,
+                            const std::map<std::string, Box>& b) {
+        auto pick = [&](const Expr& x, const Expr& y) {
+            return x.defined() && y.defined() ? simplify(Select::make(c, x, y)) : Expr();
+        };
+        for (const auto& [name, box] : a) {
+            auto other = b.find(name);
+            if (other == b.end() || other->second.size() != box.size()) {
+                add_box(name, box);
+                continue;
+            }
+            Box merged;
+            for (size_t d = 0; d < box.size(); d++)
+                merged.push_back(
+                    Interval(pick(box[d].min, other->second[d].min), pick(box[d].max, other->second[d].max)));
+            add_box(name, merged);
+        }
+        for (const auto& [name, box] : b) {
+            if (!a.count(name)) add_box(name, box);
+        }
+    }
+
+    void add_box(const std::string& name, const Box& box) {
+        auto [it, inserted] = boxes.emplace(name, box);
+        if (inserted) return;
+        for (size_t d = 0; d < box.size() && d < it->second.size(); d++)
+            it->second[d] = interval_union(it->second[d], box[d]);
     }
 
     void visit(const Select* op) override {

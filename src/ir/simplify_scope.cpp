@@ -10,6 +10,7 @@
 #include "ir/ir_util.h"
 #include "ir/simplifier.h"
 #include "ir/simplify.h"
+#include "ir/substitute.h"
 #include "ir/visitor.h"
 
 namespace tessera::ir {
@@ -387,9 +388,31 @@ Stmt Simplifier::visit(const For* op) {
     return For::make(op->name, min, extent, op->for_kind, body);
 }
 
+namespace {
+
+// The boolean variables (a Param<bool>, say) whose values a condition known to be `holds` fixes.
+void known_booleans(const Expr& condition, bool holds, std::map<std::string, Expr>& known) {
+    if (const Variable* v = condition.as<Variable>()) {
+        if (v->type.is_bool() && v->type.is_scalar()) known[v->name] = make_bool(holds);
+    } else if (const Not* n = condition.as<Not>()) {
+        known_booleans(n->a, !holds, known);
+    } else if (const And* a = condition.as<And>(); a && holds) {
+        known_booleans(a->a, true, known);
+        known_booleans(a->b, true, known);
+    } else if (const Or* o = condition.as<Or>(); o && !holds) {
+        known_booleans(o->a, false, known);
+        known_booleans(o->b, false, known);
+    }
+}
+
+}  // namespace
+
 // s simplified where `condition` is known to be `holds`.
-Stmt Simplifier::in_branch(const Expr& condition, bool holds, const Stmt& s) {
-    if (!s.defined()) return s;
+Stmt Simplifier::in_branch(const Expr& condition, bool holds, const Stmt& given) {
+    if (!given.defined()) return given;
+    std::map<std::string, Expr> booleans;
+    known_booleans(condition, holds, booleans);
+    const Stmt s = booleans.empty() ? given : substitute(booleans, given);
     std::vector<ScopeChange> changes = narrow_scope(condition, holds, scope, Narrowing::PreferCondition);
     // narrow_scope rewrote scope in place: redo the bookkeeping from each variable's first interval.
     std::map<std::string, Interval> original;

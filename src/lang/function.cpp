@@ -21,8 +21,8 @@ std::string unique_name(const std::string& prefix) {
     return prefix + "$" + std::to_string(counter++);
 }
 
-std::shared_ptr<FunctionContents> FunctionContents::called_from(const FunctionContents& consumer,
-                                                                const std::shared_ptr<FunctionContents>& self) const {
+std::shared_ptr<FunctionContents> FunctionContents::called_from(
+    const FunctionContents& consumer, const std::shared_ptr<FunctionContents>& self) const {
     for (const Wrapper& w : wrappers) {
         if (w.function.get() == &consumer) return self;
     }

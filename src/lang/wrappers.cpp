@@ -44,7 +44,8 @@ std::shared_ptr<lang::FunctionContents> make_wrapper(const std::shared_ptr<lang:
 Func Func::in(const std::vector<Func>& consumers) {
     TESSERA_USER_CHECK(defined()) << name() << ".in(...): define " << name() << " before wrapping it.";
     for (const Func& c : consumers) {
-        TESSERA_USER_CHECK(c.function() != contents_) << name() << ".in(" << name() << "): a Func cannot wrap itself for itself.";
+        TESSERA_USER_CHECK(c.function() != contents_)
+            << name() << ".in(" << name() << "): a Func cannot wrap itself for itself.";
     }
     for (const lang::Wrapper& w : contents_->wrappers) {
         if (same_consumers(w, consumers)) return Func(w.function);

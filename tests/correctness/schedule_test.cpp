@@ -404,3 +404,21 @@ TEST_CASE("in() wrappers stage a Func for one consumer or for all, scheduled on 
     copy.compute_root().parallel(copy.args()[1]);
     check_equal<uint16_t>(global.blur_y.realize({45, 23}), reference_blur(in));
 }
+
+TEST_CASE("a specialization that does not run does not widen the region the buffers must cover") {
+    ImageParam input(Int(32), 1, "input");
+    Func f("f");
+    Var x("x");
+    f(x) = input(x) * 2;
+    f.specialize(input.width() >= 8).vectorize(x, 8);
+    Buffer<int> small(5);
+    small.fill(1);
+    input.set(small);
+    Buffer<int> out = f.realize({5});
+    for (int i = 0; i < 5; i++) CHECK(out(i) == 2);
+    Buffer<int> large(21);
+    large.fill(3);
+    input.set(large);
+    Buffer<int> out_large = f.realize({21});
+    for (int i = 0; i < 21; i++) CHECK(out_large(i) == 6);
+}
