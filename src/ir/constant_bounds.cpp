@@ -80,6 +80,9 @@ ConstantInterval operator*(const ConstantInterval& a, const ConstantInterval& b)
 // For a divisor of one sign, the quotient is monotonic in each operand, so the corners bound it.
 // A divisor range that spans zero is split at zero (where the quotient is zero).
 ConstantInterval euclidean_div(const ConstantInterval& a, const ConstantInterval& b) {
+    // A divisor range that holds no value (an empty loop's variable, say) leaves no quotient to bound;
+    // the point zero, as for a zero divisor, keeps the answer a well-formed range.
+    if (b.min > b.max) return ConstantInterval::point(0);
     std::optional<ConstantInterval> r;
     auto corners = [&](Int128 lo, Int128 hi) {
         r = hull_with(r, hull4(euclidean_div(a.min, lo), euclidean_div(a.min, hi), euclidean_div(a.max, lo),

@@ -88,6 +88,8 @@ TEST_CASE("bounds of Euclidean division and modulo") {
     CHECK(bounds(Mod::make(x, i32(0)), {{"x", Interval::everything()}}) == "[0, 0]");
     CHECK(bounds(Mod::make(x, i32(8))) == "[(x % 8), (x % 8)]");
     CHECK(bounds(Mod::make(x, y), {{"y", range(-3, 5)}}) == "[0, 4]");
+    // The divisor ranges over an empty loop (y from 1 to 0): there is no quotient, and no crash.
+    CHECK(bounds(Div::make(x, y), {{"x", range(-1, 5)}, {"y", range(1, 0)}}) == "[0, 0]");
     // A symbolic positive divisor: the corners bound the quotient.
     CHECK(bounds_of_expr(Div::make(x, Max::make(n, i32(1))), {{"x", range(0, 100)}}).is_bounded());
 }
