@@ -40,12 +40,14 @@ int main(int argc, char** argv) {
         // The algorithm.
         Func clamped = BoundaryConditions::repeat_edge(input);
         Func blur_x("blur_x"), blur_y("blur_y");
-        Var x("x"), y("y");
+        Var x("x"), y("y"), xi("xi"), yi("yi");
         blur_x(x, y) = cast<uint16_t>((cast<int>(clamped(x - 1, y)) + clamped(x, y) + clamped(x + 1, y)) / 3);
         blur_y(x, y) = cast<uint16_t>((cast<int>(blur_x(x, y - 1)) + blur_x(x, y) + blur_x(x, y + 1)) / 3);
 
-        // The schedule: blur_x into its own buffer, then blur_y from it.
-        blur_x.compute_root();
+        // The schedule: blur_y in tiles of 256 x 32, rows of tiles in parallel and 16 pixels at a
+        // time; blur_x computed per tile, as the tile needs it, also 16 pixels at a time.
+        blur_y.tile(x, y, xi, yi, 256, 32).vectorize(xi, 16).parallel(y);
+        blur_x.compute_at(blur_y, x).vectorize(x, 16);
 
         Pipeline pipeline(blur_y);
         pipeline.compile_jit();
