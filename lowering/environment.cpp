@@ -57,7 +57,8 @@ std::vector<FunctionPtr> callees_of(const lang::FunctionContents& f) {
 // consumer.
 class RenameCalls : public ir::Mutator {
 public:
-    RenameCalls(const std::map<const lang::FunctionContents*, std::string>& n, const lang::FunctionContents& c)
+    RenameCalls(const std::map<const lang::FunctionContents*, std::string>& n,
+                const lang::FunctionContents& c)
         : names(n), consumer(c) {}
 
 private:

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "ir/visitor.h"
+#include "tessera/var.h"
 
 namespace tessera::lowering {
 namespace {
@@ -30,6 +31,10 @@ private:
         depth--;
     }
     void visit(const ir::For* op) override {
+        if (short_loop_name(op->name) == Var::outermost().name()) {
+            include(op->body);  // the placeholder loop of one iteration
+            return;
+        }
         std::string kind = op->for_kind == ir::ForKind::Serial ? "for" : ir::for_kind_name(op->for_kind);
         line(kind + " " + short_loop_name(op->name) + ":");
         depth++;

@@ -96,6 +96,7 @@ private:
             stages.push_back(build_stage_loop_nest(f, k, output));
             for (const schedule::Dim& d : stage_dims(f, k))
                 loops[loop_var(f.name, k, d.var)] = {f.name, k, last, d.name};
+            loops[loop_var(f.name, k, outermost_dim())] = {f.name, k, last, "Var::outermost()"};
         }
         return ir::ProducerConsumer::make(f.name, true, ir::Block::make(std::move(stages)));
     }
@@ -140,7 +141,7 @@ private:
         const int stage = level.stage < 0 ? int(g.updates.size()) : level.stage;
         TESSERA_USER_CHECK(stage <= int(g.updates.size()))
             << call << ": " << g.name << " has no stage " << stage << ". " << legal_places(f, legal);
-        std::string loop;
+        std::string loop = level.var == outermost_dim() ? loop_var(g.name, stage, outermost_dim()) : "";
         std::string all;
         for (const schedule::Dim& d : stage_dims(g, stage)) {
             if (d.var == level.var || d.name == level.var) loop = loop_var(g.name, stage, d.var);
@@ -169,7 +170,9 @@ private:
 
     std::string describe(const std::string& loop) const {
         if (loop.empty()) return "root";
-        const LoopSite& site = loops.at(loop);
+        auto found = loops.find(loop);
+        if (found == loops.end()) return loop;
+        const LoopSite& site = found->second;
         if (site.stage == site.last_stage) return site.func + ", " + site.dim_name;
         return "LoopLevel(" + site.func + ", " + site.dim_name + ", " + std::to_string(site.stage) + ")";
     }

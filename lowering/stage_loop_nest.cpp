@@ -6,6 +6,7 @@
 #include "lowering/names.h"
 #include "schedule/stage_primitives.h"
 #include "tessera/operators.h"
+#include "tessera/var.h"
 
 namespace tessera::lowering {
 namespace {
@@ -91,7 +92,10 @@ public:
         }
         for (auto it = extents.rbegin(); it != extents.rend(); ++it)
             body = ir::LetStmt::make(it->first, it->second, body);
-        return body;
+        // A loop of one iteration outside all others, so that compute_at(f, Var::outermost()) has
+        // a place; simplification removes it.
+        return ir::For::make(loop_var(f.name, stage, outermost_dim()), ir::make_zero(Int(32)),
+                             ir::make_one(Int(32)), ir::ForKind::Serial, body);
     }
 
 private:
@@ -195,6 +199,8 @@ private:
 };
 
 }  // namespace
+
+std::string outermost_dim() { return Var::outermost().name(); }
 
 const lang::Definition& definition_of(const lang::FunctionContents& f, int stage) {
     return stage == 0 ? f.pure : f.updates.at(size_t(stage) - 1);

@@ -9,6 +9,9 @@
 
 namespace tessera::lowering {
 
+// The name of the loop of one iteration around each stage's nest: Var::outermost().
+std::string outermost_dim();
+
 // The definition a stage computes: 0 is the pure definition, k is update k - 1.
 const lang::Definition& definition_of(const lang::FunctionContents& f, int stage);
 

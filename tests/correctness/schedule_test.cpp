@@ -422,3 +422,13 @@ TEST_CASE("a specialization that does not run does not widen the region the buff
     Buffer<int> out_large = f.realize({21});
     for (int i = 0; i < 21; i++) CHECK(out_large(i) == 6);
 }
+
+TEST_CASE("compute_at Var::outermost() computes a producer inside its consumer, outside all its loops") {
+    Buffer<uint16_t> in = random_image(33, 17, 6);
+    Blur blur(in);
+    blur.blur_x.compute_at(blur.blur_y, Var::outermost()).vectorize(blur.x, 8);
+    blur.blur_y.parallel(blur.y);
+    const std::string nest = blur.blur_y.loop_nest();
+    CHECK_MESSAGE(nest.find("produce blur_y:\n  produce blur_x:") != std::string::npos, nest);
+    check_equal<uint16_t>(blur.blur_y.realize({33, 17}), reference_blur(in));
+}
