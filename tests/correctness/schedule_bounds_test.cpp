@@ -22,3 +22,49 @@ TEST_CASE("a GuardWithIf split of an inner loop writes no point past the output"
     for (int yy = 0; yy < 51; yy++)
         for (int xx = 0; xx < 4; xx++) CHECK_MESSAGE(out(xx, yy) == xx + 100 * yy, "at " << xx << ", " << yy);
 }
+
+TEST_CASE("fusing the outer loops of a RoundUp tile keeps the region bounded") {
+    Func g("g"), f("f");
+    Var x("x"), y("y"), xi("xi"), yi("yi"), t("t");
+    g(x, y) = x * 3 + y;
+    f(x, y) = g(x, y - 1);
+    g.compute_root().tile(x, y, xi, yi, 6, 13, TailStrategy::RoundUp).fuse(x, y, t);
+    Buffer<int> out = f.realize({23, 10});
+    for (int yy = 0; yy < 10; yy++)
+        for (int xx = 0; xx < 23; xx++) CHECK_MESSAGE(out(xx, yy) == xx * 3 + yy - 1, "at " << xx << ", " << yy);
+}
+
+TEST_CASE("a Func computed inside a fused loop of a Func computed per tile") {
+    Func in("in"), a("a"), b("b"), out("out");
+    Var x("x"), y("y"), xi("xi"), yi("yi"), t("t");
+    in(x, y) = x + 2 * y;
+    a(x, y) = in(x, y) * 5;
+    b(x, y) = a(x, y) + 1;
+    out(x, y) = b(x, y);
+    out.tile(x, y, xi, yi, 8, 8);
+    b.compute_at(out, x).fuse(x, y, t);
+    a.compute_at(b, t);
+    in.compute_root();
+    Buffer<int> result = out.realize({60, 20});
+    for (int yy = 0; yy < 20; yy++)
+        for (int xx = 0; xx < 60; xx++)
+            CHECK_MESSAGE(result(xx, yy) == (xx + 2 * yy) * 5 + 1, "at " << xx << ", " << yy);
+}
+
+TEST_CASE("a fused Func computed at an RVar loop of an update") {
+    Func in("in"), a("a"), f("f");
+    Var x("x"), y("y"), t("t");
+    RDom r(11, 5, "r");
+    in(x, y) = x + y;
+    a(x, y) = in(x, y) * 2;
+    f(x, y) = x;
+    f(r, y) = f(r, y) + a(r - 1, y + 2);
+    a.compute_at(f, r.x).fuse(x, y, t);
+    in.compute_root();
+    Buffer<int> out = f.realize({34, 6});
+    for (int yy = 0; yy < 6; yy++)
+        for (int xx = 0; xx < 34; xx++) {
+            const int expected = xx >= 11 && xx < 16 ? xx + (xx - 1 + yy + 2) * 2 : xx;
+            CHECK_MESSAGE(out(xx, yy) == expected, "at " << xx << ", " << yy);
+        }
+}

@@ -403,3 +403,17 @@ void check_boxes_contain_sites(uint32_t seed) {
 TEST_CASE("randomized: boxes_touched contains every site a loop nest touches") {
     for (uint32_t seed : {31u, 32u, 33u}) check_boxes_contain_sites(seed);
 }
+
+TEST_CASE("symbolic divisors of unknown sign still bound quotients and remainders") {
+    // Fused loops divide by extents that bounds inference cannot prove positive.
+    const Interval q = bounds_of_expr(Div::make(x, n), {{"x", Interval(i32(0), a)}});
+    CHECK(q.is_bounded());
+    CHECK(str(q) == "[min((a / n), 0), max((a / n), 0)]");
+    // A divisor that is a range (here of either sign): the quotient is no larger than the dividend.
+    CHECK(bounds(Div::make(x, y), {{"x", Interval(i32(0), a)}, {"y", Interval(b, n)}}) ==
+          "[(0 - max(a, 0)), max(a, 0)]");
+    CHECK(bounds(Div::make(x, y), {{"x", range(-20, 10)}, {"y", range(-3, 5)}}) == "[-20, 20]");
+    // A remainder lies in [0, |divisor| - 1].
+    CHECK(bounds(Mod::make(x, n), {{"x", Interval::everything()}}) == "[0, (max(max(n, (0 - n)), 1) - 1)]");
+    CHECK(bounds_of_expr(Mod::make(x, y), {{"y", Interval(b, n)}}).is_bounded());
+}
