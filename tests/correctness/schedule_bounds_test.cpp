@@ -68,3 +68,28 @@ TEST_CASE("a fused Func computed at an RVar loop of an update") {
             CHECK_MESSAGE(out(xx, yy) == expected, "at " << xx << ", " << yy);
         }
 }
+
+TEST_CASE("a chain of seven Funcs, each split and computed inside the next") {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    std::vector<Func> f;
+    Func in("in");
+    in(x, y) = x + y;
+    f.push_back(in);
+    for (int i = 1; i <= 7; i++) {
+        Func g("f" + std::to_string(i));
+        g(x, y) = f.back()(x, y) + f.back()(x + 1, y);
+        f.push_back(g);
+    }
+    // Every split shifts its last tile inwards: the regions of the inner Funcs are nests of min().
+    f[7].split(x, xo, xi, 8);
+    for (int i = 6; i >= 1; i--) f[size_t(i)].compute_at(f[size_t(i) + 1], xo).split(x, xo, xi, 8);
+    in.compute_root();
+    Buffer<int> out = f[7].realize({40, 4});
+    static const int binomial[] = {1, 7, 21, 35, 35, 21, 7, 1};
+    for (int yy = 0; yy < 4; yy++)
+        for (int xx = 0; xx < 40; xx++) {
+            int expected = 0;
+            for (int k = 0; k <= 7; k++) expected += binomial[k] * (xx + k + yy);
+            CHECK_MESSAGE(out(xx, yy) == expected, "at " << xx << ", " << yy);
+        }
+}
