@@ -19,6 +19,8 @@
 #include <sstream>
 #include <string>
 
+#include "random_schedule/pipeline_builder.h"
+#include "random_schedule/pipeline_reference.h"
 #include "random_schedule/random_pipeline.h"
 #include "random_schedule/random_schedule.h"
 

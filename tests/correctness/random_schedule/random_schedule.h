@@ -20,9 +20,10 @@
 //  - bound() only where the region the pipeline needs is known exactly: on the output, and on
 //    Funcs computed at the root whose consumers compute exactly what they need.
 
+#include "pipeline_builder.h"
+#include "pipeline_reference.h"
 #include "random_pipeline.h"
 
-#include <functional>
 #include <optional>
 
 namespace random_schedule {
@@ -34,9 +35,10 @@ struct ScheduleOptions {
     bool placements = true;
     bool bounds = true;
     // The most splits and fuses in all the Funcs of one nest of compute_at levels, from a Func at
-    // the root down. Deeper nests of split loops make bounds inference's expressions outgrow its
-    // size limit and fail with "cannot infer the region" (Halide accepts them; see the report of
-    // this test's commit). TESSERA_RANDOM_SCHEDULE_NEST_COST overrides it.
+    // the root down. Deeper nests of split and fused loops can still make bounds inference's
+    // expressions outgrow bounds_of_expr's size limit and fail with "cannot infer the region"
+    // (a limitation of Tessera; Halide accepts these schedules). TESSERA_RANDOM_SCHEDULE_NEST_COST
+    // overrides it.
     int max_nest_cost = 4;
     // The most splits and fuses of a Func computed at the root (or the output).
     int max_root_splits = 1000;
@@ -119,7 +121,6 @@ private:
         bool operator==(const LoopRef& o) const { return func == o.func && stage == o.stage && name == o.name; }
     };
     std::map<int, std::vector<LoopRef>> container;  // the loops around each Func's computation
-    std::map<int, size_t> store_depth;
     std::map<int, bool> at_root;
     std::map<int, bool> widened;  // bounded beyond what is needed
     std::map<int, int> nest_cost;  // splits and fuses of a Func and of the Funcs around it
@@ -269,18 +270,17 @@ private:
         return rvar ? VarOrRVar(RVar(name)) : VarOrRVar(Var(name));
     }
 
-    // Runs a primitive on the stage (the Func for the pure definition, the Stage of an update).
-    void on_stage(const StageModel& m, const std::function<void(Stage&)>& on_update,
-                  const std::function<void(Func&)>& on_pure) {
+    // Runs a primitive on the stage: on the Func for the pure definition, on the Stage of an update.
+    template <typename Primitive>
+    void on_stage(const StageModel& m, Primitive&& primitive) {
         Func f = func(m.func);
         if (m.stage == 0) {
-            on_pure(f);
+            primitive(f);
         } else {
             Stage s = f.update(m.stage - 1);
-            on_update(s);
+            primitive(s);
         }
     }
-#define TESSERA_ON_STAGE(m, call) on_stage((m), [&](Stage& t) { t.call; }, [&](Func& t) { t.call; })
 
     // Declares the Var or RVar of a new loop name in the printed schedule. Names of RVar loops
     // start with 'r' and names of Var loops never do, so one declaration per name serves every
@@ -328,7 +328,7 @@ private:
         const std::string outer = fresh(m, d.base + "o"), inner = fresh(m, d.base + "i");
         declare(d.rvar, outer);
         declare(d.rvar, inner);
-        TESSERA_ON_STAGE(m, split(handle(d), handle(d.rvar, outer), handle(d.rvar, inner), factor, tail));
+        on_stage(m, [&](auto& t) { t.split(handle(d), handle(d.rvar, outer), handle(d.rvar, inner), factor, tail); });
         code << stage_code(m.func, m.stage) << ".split(" << dim_code(d) << ", " << name_code(outer) << ", " << name_code(inner) << ", "
              << factor << ", " << tail_code(tail) << ");\n";
         model_split(m, i, outer, inner, factor, tail);
@@ -379,7 +379,7 @@ private:
         if (!rvar_order_kept(after)) return;
         std::vector<VarOrRVar> handles;
         for (const std::string& n : names) handles.push_back(handle(m.dims[size_t(dim_index(m, n))]));
-        TESSERA_ON_STAGE(m, reorder(handles));
+        on_stage(m, [&](auto& t) { t.reorder(handles); });
         code << stage_code(m.func, m.stage) << ".reorder(" << name_list(names) << ");\n";
         m.dims = after.dims;
     }
@@ -404,12 +404,12 @@ private:
         for (const auto& [rvar, n] : std::vector<std::pair<bool, std::string>>{{a.rvar, ao}, {c.rvar, co}, {a.rvar, ai}, {c.rvar, ci}})
             declare(rvar, n);
         if (short_form) {
-            TESSERA_ON_STAGE(m, tile(handle(a), handle(c), handle(a.rvar, ai), handle(c.rvar, ci), fa, fc, tail));
+            on_stage(m, [&](auto& t) { t.tile(handle(a), handle(c), handle(a.rvar, ai), handle(c.rvar, ci), fa, fc, tail); });
             code << stage_code(m.func, m.stage) << ".tile(" << name_code(a.name) << ", " << name_code(c.name) << ", "
                  << name_code(ai) << ", " << name_code(ci) << ", " << fa << ", " << fc << ", " << tail_code(tail) << ");\n";
         } else {
-            TESSERA_ON_STAGE(m, tile(handle(a), handle(c), handle(a.rvar, ao), handle(c.rvar, co),
-                                     handle(a.rvar, ai), handle(c.rvar, ci), fa, fc, tail));
+            on_stage(m, [&](auto& t) { t.tile(handle(a), handle(c), handle(a.rvar, ao), handle(c.rvar, co),
+                                     handle(a.rvar, ai), handle(c.rvar, ci), fa, fc, tail); });
             code << stage_code(m.func, m.stage) << ".tile(" << name_code(a.name) << ", " << name_code(c.name) << ", "
                  << name_code(ao) << ", " << name_code(co) << ", " << name_code(ai) << ", " << name_code(ci) << ", " << fa << ", " << fc << ", " << tail_code(tail) << ");\n";
         }
@@ -430,7 +430,7 @@ private:
         fused.constant = in.constant && out.constant;
         fused.repeat_free = out.repeat_free;
         declare(fused.rvar, fused.name);
-        TESSERA_ON_STAGE(m, fuse(handle(in), handle(out), handle(fused.rvar, fused.name)));
+        on_stage(m, [&](auto& t) { t.fuse(handle(in), handle(out), handle(fused.rvar, fused.name)); });
         code << stage_code(m.func, m.stage) << ".fuse(" << dim_code(in) << ", " << dim_code(out) << ", " << dim_code(fused) << ");\n";
         m.dims[size_t(i)] = fused;
         m.dims.erase(m.dims.begin() + i + 1);
@@ -458,7 +458,7 @@ private:
         d.base += "n";
         d.name = fresh(m, d.base);
         declare(d.rvar, d.name);
-        TESSERA_ON_STAGE(m, rename(handle(d.rvar, old), handle(d)));
+        on_stage(m, [&](auto& t) { t.rename(handle(d.rvar, old), handle(d)); });
         code << stage_code(m.func, m.stage) << ".rename(" << name_code(old) << ", " << dim_code(d) << ");\n";
         std::replace(m.rvar_order.begin(), m.rvar_order.end(), old, d.name);
     }
@@ -491,7 +491,7 @@ private:
         if (m.dims.empty() || !may_run_at_once(m, m.dims[0])) return;
         const LoopDim d = m.dims[0];
         if (d.constant && d.extent && *d.extent <= 16 && chance(0.5)) {
-            TESSERA_ON_STAGE(m, vectorize(handle(d)));
+            on_stage(m, [&](auto& t) { t.vectorize(handle(d)); });
             code << stage_code(m.func, m.stage) << ".vectorize(" << dim_code(d) << ");\n";
             m.dims[0].kind = LoopDim::Kind::Vectorized;
             return;
@@ -501,7 +501,7 @@ private:
         TailStrategy tail;
         if (!factor_split(after, 0, "_vec", factor, tail)) return;
         declare(d.rvar, d.name + "_vec");
-        TESSERA_ON_STAGE(m, vectorize(handle(d), factor, tail));
+        on_stage(m, [&](auto& t) { t.vectorize(handle(d), factor, tail); });
         code << stage_code(m.func, m.stage) << ".vectorize(" << dim_code(d) << ", " << factor << ", " << tail_code(tail)
              << ");\n";
         after.dims[0].kind = LoopDim::Kind::Vectorized;
@@ -517,7 +517,7 @@ private:
         const int i = candidates[size_t(rand_int(0, int(candidates.size()) - 1))];
         const LoopDim d = m.dims[size_t(i)];
         if (d.constant && d.extent && *d.extent <= 8 && chance(0.6)) {
-            TESSERA_ON_STAGE(m, unroll(handle(d)));
+            on_stage(m, [&](auto& t) { t.unroll(handle(d)); });
             code << stage_code(m.func, m.stage) << ".unroll(" << dim_code(d) << ");\n";
             m.dims[size_t(i)].kind = LoopDim::Kind::Unrolled;
             return;
@@ -527,7 +527,7 @@ private:
         TailStrategy tail;
         if (!factor_split(after, i, "_unroll", factor, tail)) return;
         declare(d.rvar, d.name + "_unroll");
-        TESSERA_ON_STAGE(m, unroll(handle(d), factor, tail));
+        on_stage(m, [&](auto& t) { t.unroll(handle(d), factor, tail); });
         code << stage_code(m.func, m.stage) << ".unroll(" << dim_code(d) << ", " << factor << ", " << tail_code(tail)
              << ");\n";
         after.dims[size_t(i)].kind = LoopDim::Kind::Unrolled;
@@ -544,7 +544,7 @@ private:
         const int i = chance(0.6) ? candidates.back() : candidates[size_t(rand_int(0, int(candidates.size()) - 1))];
         const LoopDim d = m.dims[size_t(i)];
         if (chance(0.6)) {
-            TESSERA_ON_STAGE(m, parallel(handle(d)));
+            on_stage(m, [&](auto& t) { t.parallel(handle(d)); });
             code << stage_code(m.func, m.stage) << ".parallel(" << dim_code(d) << ");\n";
             m.dims[size_t(i)].kind = LoopDim::Kind::Parallel;
             return;
@@ -554,7 +554,7 @@ private:
         TailStrategy tail;
         if (!factor_split(after, i, "_task", task, tail)) return;
         declare(d.rvar, d.name + "_task");
-        TESSERA_ON_STAGE(m, parallel(handle(d), task, tail));
+        on_stage(m, [&](auto& t) { t.parallel(handle(d), task, tail); });
         code << stage_code(m.func, m.stage) << ".parallel(" << dim_code(d) << ", " << task << ", " << tail_code(tail)
              << ");\n";
         after.dims[size_t(i) + 1].kind = LoopDim::Kind::Parallel;
@@ -739,7 +739,6 @@ private:
         func(f).reorder_storage(pure_var(f, 1), pure_var(f, 0));
         code << func_code(f) << ".reorder_storage(" << pure_var_code(f, 1) << ", " << pure_var_code(f, 0) << ");\n";
     }
-#undef TESSERA_ON_STAGE
 };
 
 }  // namespace random_schedule
