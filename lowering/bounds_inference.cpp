@@ -108,16 +108,21 @@ private:
         }
         check_bounded(f.name, required);
         Box computed = apply_bounds(f, required);
-        // The pure definition also covers what the updates write and read of f.
-        Box own;
-        const ir::Block* stages = site.produce.at(f.name).as<ir::Block>();
-        if (stages && !f.updates.empty()) {
-            for (int k = 1; k <= int(f.updates.size()); k++) define_update_loops(f, k, computed);
-            std::vector<ir::Stmt> updates(stages->stmts.begin() + 1, stages->stmts.end());
-            own = box_of(ir::boxes_touched(ir::Block::make(std::move(updates))), f.name);
-            check_bounded(f.name, own);
+        // Each stage also covers what the stages after it write and read of f, so that a later
+        // update reads f where every earlier stage has been applied, whatever region the consumers
+        // need: the last update runs over the computed region, each earlier stage over that and
+        // what the stages after it touch. Stages are defined last first, so that each one's region
+        // is written in terms of the loop bounds of the stages after it.
+        Box later;
+        for (int k = int(f.updates.size()); k >= 1; k--) {
+            Box region = computed;
+            merge_box(region, later);
+            define_update_loops(f, k, region);
+            Box touched = box_of(ir::boxes_touched(build_stage_loop_nest(f, k, false)), f.name);
+            check_bounded(f.name, touched);
+            merge_box(later, touched);
         }
-        define_stage_loops(f, computed, own, /*updates_defined=*/true);
+        define_stage_loops(f, computed, later, /*updates_defined=*/true);
     }
 
     // bound(): the stated region replaces the required one, which must fit inside it.

@@ -1,5 +1,7 @@
 #include "lowering/stage_loop_nest.h"
 
+#include <map>
+
 #include "ir/ir_util.h"
 #include "ir/simplify.h"
 #include "ir/substitute.h"
@@ -72,14 +74,20 @@ public:
         std::map<std::string, bool> is_rvar = rvar_flags(sched);
         std::vector<std::pair<std::string, Expr>> extents = original_extents();
         std::vector<std::pair<std::string, Expr>> values;
-        std::vector<Expr> guards;
+        std::multimap<std::string, Expr> guards;
         for (const Split& s : sched.splits) add_split(s, resolved(s, is_rvar), extents, values, guards);
         std::map<std::string, Expr> renames;
         for (const std::string& v : original_vars()) renames[v] = var(v);
         ir::Stmt body = stage_body(f, def, renames);
-        for (const Expr& g : guards) body = ir::IfThenElse::make(g, body);
-        for (auto it = values.begin(); it != values.end(); ++it)
+        // The lets of later splits go outside those of earlier ones (their values define the
+        // earlier splits' loop variables). Each guard goes just inside the let of the variable it
+        // guards, so that bounds inference sees the variable narrowed by the guard in the lets
+        // that use it: a GuardWithIf split of an inner loop then bounds the points written.
+        for (auto it = values.begin(); it != values.end(); ++it) {
+            auto [first, last] = guards.equal_range(it->first);
+            for (auto g = first; g != last; ++g) body = ir::IfThenElse::make(g->second, body);
             body = ir::LetStmt::make(it->first, it->second, body);
+        }
         std::map<std::string, Expr> known;
         for (const auto& [name, value] : extents) known[name] = value;
         for (const schedule::Dim& d : sched.dims) {
@@ -162,7 +170,7 @@ private:
     }
 
     void add_split(const Split& s, TailStrategy tail, std::vector<std::pair<std::string, Expr>>& extents,
-                   std::vector<std::pair<std::string, Expr>>& values, std::vector<Expr>& guards) const {
+                   std::vector<std::pair<std::string, Expr>>& values, std::multimap<std::string, Expr>& guards) const {
         auto extent = [&](const std::string& dim, Expr e) {
             extents.emplace_back(dim_loop_min(f.name, stage, dim), ir::make_zero(Int(32)));
             extents.emplace_back(dim_loop_extent(f.name, stage, dim), std::move(e));
@@ -180,7 +188,8 @@ private:
                     offset = min(offset, loop_extent_of(s.old_var) - factor);
                 value(s.old_var, loop_min_of(s.old_var) + offset + var(s.inner));
                 if (tail == TailStrategy::GuardWithIf) {
-                    guards.push_back(var(s.old_var) < loop_min_of(s.old_var) + loop_extent_of(s.old_var));
+                    guards.emplace(loop_var(f.name, stage, s.old_var),
+                                   var(s.old_var) < loop_min_of(s.old_var) + loop_extent_of(s.old_var));
                 }
                 break;
             }

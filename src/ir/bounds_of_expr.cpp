@@ -282,6 +282,19 @@ private:
         return r.is_bounded() ? r : constant_fallback(IRKind::Mul, a, b, t);
     }
 
+    // Whether an interval has constant ends close enough together to be worth keeping over
+    // symbolic ones (a range as wide as a quarter of int32 bounds nothing useful).
+    static bool is_narrow(const Interval& i) {
+        auto lo = i.min.defined() ? as_exact_int(i.min) : std::nullopt;
+        auto hi = i.max.defined() ? as_exact_int(i.max) : std::nullopt;
+        return lo && hi && *hi - *lo < (Int128(1) << 24);
+    }
+
+    // Whether an interval has an end that is not a constant.
+    static bool is_symbolic(const Interval& i) {
+        return (i.min.defined() && !as_exact_int(i.min)) || (i.max.defined() && !as_exact_int(i.max));
+    }
+
     Interval divide(const Interval& a, const Interval& b, Type t) {
         if (auto s = constant_sign(b)) {
             if (*s == 0) return is_int(t) ? Interval::single_point(make_zero(t)) : Interval::everything();
@@ -294,13 +307,24 @@ private:
             Interval r = corners(a, b, &interval_ends::div);
             if (r.is_bounded()) return r;
         }
-        // By one divisor of unknown sign, a quotient is monotonic in a (and 0 by zero), so its
-        // extremes are at a's ends: a fused loop's index divided by an inner extent.
-        if (is_point(b) && a.is_bounded() && keeps_symbolic_ends(t)) {
+        Interval r = constant_fallback(IRKind::Div, a, b, t);
+        // A divisor of unknown sign (possibly zero), where constants bound the quotient poorly or
+        // not at all: fused loops need these, y = fused / extent_of_x.
+        if (!a.is_bounded() || !keeps_symbolic_ends(t) || is_narrow(r)) return r;
+        if (is_point(b) && is_symbolic(b)) {
+            // By one divisor, the quotient is monotonic in the dividend (rising for a positive
+            // divisor, falling for a negative one, zero for zero): it lies between the quotients of
+            // the dividend's ends.
             Expr lo = div(a.min, b.min), hi = div(a.max, b.min);
-            return Interval(min_of_lower(lo, hi), max_of_upper(lo, hi));
+            if (lo.defined() && hi.defined()) return Interval(min_of_lower(lo, hi), max_of_upper(lo, hi));
         }
-        return constant_fallback(IRKind::Div, a, b, t);
+        // Whatever the divisor, a Euclidean quotient is no larger in magnitude than the dividend
+        // (and zero for a zero divisor).
+        const Expr zero = make_zero(t);
+        Expr m = max_of_upper(a.max, sub(zero, a.min));
+        Expr neg = sub(zero, m);
+        if (m.defined() && neg.defined()) return Interval(neg, m);
+        return r;
     }
 
     Interval modulo(const Interval& a, const Interval& b, Type t) {
@@ -317,12 +341,15 @@ private:
             const ConstantInterval ca = to_constant(a, t);
             if (ca.min >= 0 && ca.max < m) return a;  // the remainder is a itself
         }
-        // A Euclidean remainder lies in [0, |b| - 1] (0 for b = 0), whatever b is.
-        if (is_point(b) && !k && keeps_symbolic_ends(t)) {
-            Expr magnitude = max_of_upper(b.min, sub(make_zero(t), b.min));
-            return Interval(make_zero(t), max_of_upper(sub(magnitude, make_one(t)), make_zero(t)));
+        Interval r = constant_fallback(IRKind::Mod, a, b, t);
+        if (b.is_bounded() && keeps_symbolic_ends(t) && is_symbolic(b) && !is_narrow(r)) {
+            // A Euclidean remainder lies in [0, |b| - 1] (0 for b = 0), and |b| is at most
+            // max(b.max, -b.min). Fused loops need this: x = fused % extent_of_x.
+            const Expr zero = make_zero(t), one = make_one(t);
+            Expr hi = sub(max_of_upper(max_of_upper(b.max, sub(zero, b.min)), one), one);
+            if (hi.defined()) return Interval(zero, hi);
         }
-        return constant_fallback(IRKind::Mod, a, b, t);
+        return r;
     }
 
     // ---- Other nodes ----

@@ -62,7 +62,62 @@ public:
     }
     std::map<std::string, Box> boxes;
 
+    // The boxes, with the names that stand for large interval ends defined around each end that
+    // uses them.
+    std::map<std::string, Box> result() {
+        for (auto& [name, box] : boxes) {
+            for (Interval& i : box) {
+                i.min = with_end_lets(i.min);
+                i.max = with_end_lets(i.max);
+            }
+        }
+        return std::move(boxes);
+    }
+
 private:
+    // Ends of let and loop intervals larger than this are given names of their own (defined by Lets
+    // around the results), as Halide does: substituted in full, the ends of nested loops and lets
+    // grow with every level (each end mentions the ends of the level outside, often several
+    // times), and past bounds_of_expr's size limit they are dropped, leaving a region unbounded.
+    static constexpr int kNameEndsLargerThan = 48;
+    // The names given to large ends, their definitions and the names those mention, in order: a
+    // definition mentions only free variables and names defined before it.
+    struct EndName {
+        std::string name;
+        Expr definition;
+        std::set<std::string> mentions;
+    };
+    std::vector<EndName> end_names;
+
+    Expr named_end(const std::string& name, const char* which, const Expr& end) {
+        if (!end.defined() || !interval_ends::larger_than(end, kNameEndsLargerThan)) return end;
+        EndName n{name + "." + which + ".end" + std::to_string(end_names.size()), end, {}};
+        collect_names(end, n.mentions);
+        end_names.push_back(std::move(n));
+        return Variable::make(end.type(), end_names.back().name);
+    }
+
+    Interval named_ends(const std::string& name, const Interval& i) {
+        if (interval_ends::is_point(i)) {
+            Expr v = named_end(name, "value", i.min);
+            return Interval(v, v);
+        }
+        return Interval(named_end(name, "min", i.min), named_end(name, "max", i.max));
+    }
+
+    // e inside the Lets of the end names it needs, directly or through other definitions.
+    Expr with_end_lets(Expr e) const {
+        if (!e.defined() || end_names.empty()) return e;
+        std::set<std::string> needed;
+        collect_names(e, needed);
+        for (auto it = end_names.rbegin(); it != end_names.rend(); ++it) {
+            if (!needed.count(it->name)) continue;
+            e = Let::make(it->name, it->definition, e);
+            needed.insert(it->mentions.begin(), it->mentions.end());
+        }
+        return e;
+    }
+
     // Intervals of the names in scope, and how often each name appears in their ends.
     std::map<std::string, Interval> scope;
     std::unordered_map<std::string, int> referenced;
@@ -200,7 +255,7 @@ private:
         const LetT* let = op;
         while (true) {
             include(let->value);
-            saved.push_back(bind(let->name, bounds_of_expr(let->value, scope), let->value));
+            saved.push_back(bind(let->name, named_ends(let->name, bounds_of_expr(let->value, scope)), let->value));
             const LetT* next = let->body.template as<LetT>();
             if (!next) break;
             let = next;
@@ -276,7 +331,7 @@ private:
         Expr last = interval_ends::sub(interval_ends::add(min.max, extent.max), make_one(Int(32)));
         Interval correlated = bounds_of_expr(see_through_lets(op->min + op->extent - 1), scope);
         if (correlated.max.defined()) last = correlated.max;
-        std::vector<Saved> saved{bind(op->name, Interval(min.min, last))};
+        std::vector<Saved> saved{bind(op->name, named_ends(op->name, Interval(min.min, last)))};
         include(op->body);
         unbind(saved);
     }
@@ -381,13 +436,13 @@ private:
 std::map<std::string, Box> boxes_touched(const Expr& e, const std::map<std::string, Interval>& scope) {
     BoxesTouched b(scope);
     b.include(e);
-    return std::move(b.boxes);
+    return b.result();
 }
 
 std::map<std::string, Box> boxes_touched(const Stmt& s, const std::map<std::string, Interval>& scope) {
     BoxesTouched b(scope);
     b.include(s);
-    return std::move(b.boxes);
+    return b.result();
 }
 
 }  // namespace tessera::ir

@@ -150,3 +150,33 @@ TEST_CASE("Tuple-valued Funcs and updates compute every element") {
         CHECK(b(i) == i * 0.5f * 32.0f);
     }
 }
+
+TEST_CASE("an update covers what later updates of the same Func read, whatever region is needed") {
+    // f's first update doubles every point; the scan after it reads f(r - 1, y) for r in [1, 9],
+    // so the doubling must reach x = 0 even though the consumer needs only x in [4, 9].
+    for (bool tiled : {false, true}) {
+        Func f("f"), g("g");
+        Var x("x"), y("y"), xo("xo"), xi("xi");
+        RDom r(1, 9, "r");
+        f(x, y) = x + 10 * y;
+        f(x, y) = f(x, y) * 2;
+        f(r, y) = f(r - 1, y) + f(r, y);
+        g(x, y) = f(x, y);
+        if (tiled) {
+            g.split(x, xo, xi, 3);
+            f.compute_at(g, xo);
+        } else {
+            f.compute_root();
+        }
+        Buffer<int> out(6, 2);
+        out.set_min(4, 0);
+        g.realize(out);
+        for (int yy = 0; yy < 2; yy++) {
+            std::vector<int> row(10);
+            for (int xx = 0; xx < 10; xx++) row[xx] = (xx + 10 * yy) * 2;
+            for (int rr = 1; rr < 10; rr++) row[rr] += row[rr - 1];
+            for (int xx = 4; xx < 10; xx++)
+                CHECK_MESSAGE(out(xx, yy) == row[xx], (tiled ? "tiled" : "root") << " at " << xx << ", " << yy);
+        }
+    }
+}

@@ -405,3 +405,31 @@ void check_boxes_contain_sites(uint32_t seed) {
 TEST_CASE("randomized: boxes_touched contains every site a loop nest touches") {
     for (uint32_t seed : {31u, 32u, 33u}) check_boxes_contain_sites(seed);
 }
+
+TEST_CASE("symbolic divisors of unknown sign still bound quotients and remainders") {
+    // Fused loops divide by extents that bounds inference cannot prove positive.
+    const Interval q = bounds_of_expr(Div::make(x, n), {{"x", Interval(i32(0), a)}});
+    CHECK(q.is_bounded());
+    CHECK(str(q) == "[min((a / n), 0), max((a / n), 0)]");
+    // A divisor that is a range (here of either sign): the quotient is no larger than the dividend.
+    CHECK(bounds(Div::make(x, y), {{"x", Interval(i32(0), a)}, {"y", Interval(b, n)}}) ==
+          "[(0 - max(a, 0)), max(a, 0)]");
+    CHECK(bounds(Div::make(x, y), {{"x", range(-20, 10)}, {"y", range(-3, 5)}}) == "[-20, 20]");
+    // A remainder lies in [0, |divisor| - 1].
+    CHECK(bounds(Mod::make(x, n), {{"x", Interval::everything()}}) == "[0, (max(max(n, (0 - n)), 1) - 1)]");
+    CHECK(bounds_of_expr(Mod::make(x, y), {{"y", Interval(b, n)}}).is_bounded());
+}
+
+TEST_CASE("boxes of deep nests of lets name large interval ends instead of repeating them") {
+    // Each let's interval mentions the previous one's ends several times, as nested splits with
+    // shifted tails do: substituted in full, the ends would double in size at every level.
+    Stmt s = Evaluate::make(func_call(Int(32), "g", {int_var("v40")}));
+    for (int i = 40; i >= 1; i--) {
+        Expr prev = int_var("v" + std::to_string(i - 1));
+        s = LetStmt::make("v" + std::to_string(i), Add::make(Min::make(prev, Sub::make(n, prev)), Max::make(prev, a)), s);
+    }
+    s = LetStmt::make("v0", x, s);
+    std::map<std::string, Box> boxes = boxes_touched(For::make("x", i32(0), n, ForKind::Serial, s));
+    REQUIRE(boxes["g"][0].is_bounded());
+    CHECK(boxes["g"][0].min.as<Let>() != nullptr);
+}

@@ -1,0 +1,194 @@
+// Random pipelines under random schedules: each generated pipeline (pointwise stages, stencils,
+// reductions, scans and updates at fixed points, over an input read through a boundary condition,
+// realized over odd sizes) is built twice from the same seed, once left with the default schedule
+// and once given a random legal schedule, and the two outputs must agree bit for bit with each
+// other and with a plain C++ evaluation of the pipeline.
+//
+// ctest runs a fixed number of cases from fixed seeds. For a longer run:
+//   TESSERA_RANDOM_SCHEDULES=300 [TESSERA_RANDOM_SCHEDULE_SEED=1] ./correctness_random_schedule_test
+// runs 300 cases of each test case from seed 1 on. A failure prints its seed and the C++ of the
+// pipeline and of the schedule; TESSERA_RANDOM_SCHEDULES=1 TESSERA_RANDOM_SCHEDULE_SEED=<seed>
+// with -tc="<test case>" reruns just that case. TESSERA_RANDOM_SCHEDULE_PRINT=1 prints every case,
+// TESSERA_RANDOM_SCHEDULE_STATS=1 counts the primitives the schedules used, and
+// TESSERA_RANDOM_SCHEDULE_NEST_COST=<n> changes ScheduleOptions::max_nest_cost.
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "random_schedule/pipeline_builder.h"
+#include "random_schedule/pipeline_reference.h"
+#include "random_schedule/random_pipeline.h"
+#include "random_schedule/random_schedule.h"
+
+using namespace random_schedule;
+
+namespace {
+
+struct CaseCount {
+    uint32_t first_seed;
+    int count;
+};
+
+CaseCount case_count(uint32_t default_seed, int default_count) {
+    const char* n = std::getenv("TESSERA_RANDOM_SCHEDULES");
+    const char* s = std::getenv("TESSERA_RANDOM_SCHEDULE_SEED");
+    return {s ? uint32_t(std::strtoul(s, nullptr, 10)) : default_seed, n ? std::atoi(n) : default_count};
+}
+
+template <typename T>
+Buffer<> typed_input(const PipelineDef& p) {
+    return input_buffer<T>(p);
+}
+
+Buffer<> make_input(const PipelineDef& p) {
+    switch (p.input_type) {
+        case ValueType::UInt8: return typed_input<uint8_t>(p);
+        case ValueType::UInt16: return typed_input<uint16_t>(p);
+        default: return typed_input<int32_t>(p);
+    }
+}
+
+// Realizes both pipelines over the output's region and counts the points where they differ from each
+// other or from the reference, describing the first few.
+template <typename T>
+int compare_outputs(const PipelineDef& p, Func plain, Func scheduled, const Reference& reference,
+                    std::string& differences) {
+    const int w = p.output_extent[0], h = p.output_extent[1];
+    Buffer<T> expected(w, h), actual(w, h);
+    expected.set_min(p.output_min[0], p.output_min[1]);
+    actual.set_min(p.output_min[0], p.output_min[1]);
+    plain.realize(expected);
+    scheduled.realize(actual);
+    int mismatches = 0;
+    std::ostringstream out;
+    for (int y = p.output_min[1]; y < p.output_min[1] + h; y++) {
+        for (int x = p.output_min[0]; x < p.output_min[0] + w; x++) {
+            const T want = T(reference.output(x, y));
+            if (actual(x, y) == want && expected(x, y) == want) continue;
+            if (mismatches++ < 8) {
+                out << "  at (" << x << ", " << y << "): scheduled " << int64_t(actual(x, y)) << ", default schedule "
+                    << int64_t(expected(x, y)) << ", plain C++ " << int64_t(want) << "\n";
+            }
+        }
+    }
+    differences = out.str();
+    return mismatches;
+}
+
+// How often each primitive appears in the schedules of a run, for TESSERA_RANDOM_SCHEDULE_STATS=1.
+std::map<std::string, int>& primitive_counts() {
+    static std::map<std::string, int> counts;
+    return counts;
+}
+
+void count_primitives(const std::string& schedule) {
+    static const char* primitives[] = {".split(", ".tile(", ".fuse(", ".reorder(", ".rename(", ".vectorize(",
+                                       ".unroll(", ".parallel(", ".compute_at(", ".store_at(", ".compute_root(",
+                                       ".store_root(", ".compute_inline(", ".bound(", ".reorder_storage(",
+                                       ".update(", "LoopLevel(", "RoundUp", "GuardWithIf", "ShiftInwards",
+                                       "TailStrategy::Auto"};
+    for (const char* p : primitives) {
+        for (size_t at = schedule.find(p); at != std::string::npos; at = schedule.find(p, at + 1))
+            primitive_counts()[p]++;
+    }
+}
+
+struct CaseResult {
+    bool passed;
+    std::string report;  // the pipeline, the schedule, what went wrong and how to rerun the case
+};
+
+CaseResult run_case(uint32_t seed, const GeneratorOptions& g, const ScheduleOptions& s) {
+    std::mt19937 rng(seed);
+    const PipelineDef p = random_pipeline(rng, g);
+    std::string schedule, differences, pipeline = PipelinePrinter(p).print();
+    int mismatches = 0;
+    try {
+        Buffer<> input = make_input(p);
+        Reference reference(p);
+        BuiltPipeline plain = build_pipeline(p, input);
+        BuiltPipeline scheduled = build_pipeline(p, input);
+        schedule = ScheduleGenerator(rng, p, scheduled, s, reference.stage_regions()).run();
+        count_primitives(schedule);
+        switch (p.stages.back().type) {
+            case ValueType::UInt8:
+                mismatches = compare_outputs<uint8_t>(p, plain.output(), scheduled.output(), reference, differences);
+                break;
+            case ValueType::UInt16:
+                mismatches = compare_outputs<uint16_t>(p, plain.output(), scheduled.output(), reference, differences);
+                break;
+            default:
+                mismatches = compare_outputs<int32_t>(p, plain.output(), scheduled.output(), reference, differences);
+                break;
+        }
+    } catch (const std::exception& e) {
+        differences = std::string("  threw: ") + e.what() + "\n";
+        mismatches = -1;
+    }
+    std::ostringstream report;
+    report << "seed " << seed << ": ";
+    if (mismatches > 0) report << mismatches << " points differ\n";
+    if (mismatches == 0) report << "passed\n";
+    report << differences << "---- pipeline\n" << pipeline << "---- schedule\n" << schedule
+           << "---- rerun with TESSERA_RANDOM_SCHEDULES=1 TESSERA_RANDOM_SCHEDULE_SEED=" << seed << "\n";
+    return {mismatches == 0, report.str()};
+}
+
+void run_cases(uint32_t default_seed, int default_count, const GeneratorOptions& g, ScheduleOptions s) {
+    const CaseCount cases = case_count(default_seed, default_count);
+    if (const char* cost = std::getenv("TESSERA_RANDOM_SCHEDULE_NEST_COST")) s.max_nest_cost = std::atoi(cost);
+    const bool print_all = std::getenv("TESSERA_RANDOM_SCHEDULE_PRINT") != nullptr;
+    int failures = 0;
+    for (int i = 0; i < cases.count; i++) {
+        const CaseResult result = run_case(cases.first_seed + uint32_t(i), g, s);
+        if (result.passed) {
+            if (print_all) MESSAGE(result.report);
+            continue;
+        }
+        failures++;
+        FAIL_CHECK(result.report);
+    }
+    if (std::getenv("TESSERA_RANDOM_SCHEDULE_STATS")) {
+        std::ostringstream stats;
+        for (const auto& [primitive, count] : primitive_counts()) stats << "  " << primitive << " " << count << "\n";
+        MESSAGE("calls in the schedules so far:\n" << stats.str());
+    }
+    MESSAGE((cases.count - failures) << " of " << cases.count << " cases from seed " << cases.first_seed << " passed");
+    CHECK(failures == 0);
+}
+
+}  // namespace
+
+TEST_CASE("random stencil pipelines give the same bits under random loop schedules and placements") {
+    GeneratorOptions g;
+    g.reductions = false;
+    run_cases(1000, 10, g, ScheduleOptions());
+}
+
+TEST_CASE("random pipelines with reductions give the same bits under random schedules") {
+    run_cases(2000, 10, GeneratorOptions(), ScheduleOptions());
+}
+
+TEST_CASE("random pipelines over tiny regions give the same bits under random schedules") {
+    GeneratorOptions g;
+    g.max_size = 5;
+    g.max_input_size = 4;
+    run_cases(3000, 8, g, ScheduleOptions());
+}
+
+TEST_CASE("random pipelines with every Func placed inside its consumers give the same bits") {
+    ScheduleOptions s;
+    s.inline_probability = 0.15;
+    s.root_probability = 0.05;
+    // Fewer splits per Func leave room for deeper nests (see max_nest_cost).
+    s.max_loop_steps = 2;
+    s.max_root_splits = 2;
+    GeneratorOptions g;
+    g.previous_stage_bias = 0.7;
+    g.update_probability = 0.2;
+    run_cases(4000, 8, g, s);
+}

@@ -1,0 +1,95 @@
+// Schedules whose regions bounds inference must find, each once rejected with "cannot infer the
+// region" or an output written out of bounds although Halide 14 accepts it (found by
+// random_schedule_test): guarded splits of inner loops, fused loops computed inside other loops,
+// and nests of compute_at levels deep enough that substituted bounds outgrew their size limit.
+
+#include <doctest/doctest.h>
+
+#include <tessera/tessera.h>
+
+#include <string>
+#include <vector>
+
+using namespace tessera;
+
+TEST_CASE("a GuardWithIf split of an inner loop writes no point past the output") {
+    Func f("f");
+    Var x("x"), y("y"), yo("yo"), yi("yi"), yio("yio"), yii("yii");
+    f(x, y) = x + 100 * y;
+    // yi has extent 2; splitting it by 5 with a guard must keep y below 51.
+    f.split(y, yo, yi, 2).split(yi, yio, yii, 5, TailStrategy::GuardWithIf);
+    Buffer<int> out = f.realize({4, 51});
+    for (int yy = 0; yy < 51; yy++)
+        for (int xx = 0; xx < 4; xx++) CHECK_MESSAGE(out(xx, yy) == xx + 100 * yy, "at " << xx << ", " << yy);
+}
+
+TEST_CASE("fusing the outer loops of a RoundUp tile keeps the region bounded") {
+    Func g("g"), f("f");
+    Var x("x"), y("y"), xi("xi"), yi("yi"), t("t");
+    g(x, y) = x * 3 + y;
+    f(x, y) = g(x, y - 1);
+    g.compute_root().tile(x, y, xi, yi, 6, 13, TailStrategy::RoundUp).fuse(x, y, t);
+    Buffer<int> out = f.realize({23, 10});
+    for (int yy = 0; yy < 10; yy++)
+        for (int xx = 0; xx < 23; xx++) CHECK_MESSAGE(out(xx, yy) == xx * 3 + yy - 1, "at " << xx << ", " << yy);
+}
+
+TEST_CASE("a Func computed inside a fused loop of a Func computed per tile") {
+    Func in("in"), a("a"), b("b"), out("out");
+    Var x("x"), y("y"), xi("xi"), yi("yi"), t("t");
+    in(x, y) = x + 2 * y;
+    a(x, y) = in(x, y) * 5;
+    b(x, y) = a(x, y) + 1;
+    out(x, y) = b(x, y);
+    out.tile(x, y, xi, yi, 8, 8);
+    b.compute_at(out, x).fuse(x, y, t);
+    a.compute_at(b, t);
+    in.compute_root();
+    Buffer<int> result = out.realize({60, 20});
+    for (int yy = 0; yy < 20; yy++)
+        for (int xx = 0; xx < 60; xx++)
+            CHECK_MESSAGE(result(xx, yy) == (xx + 2 * yy) * 5 + 1, "at " << xx << ", " << yy);
+}
+
+TEST_CASE("a fused Func computed at an RVar loop of an update") {
+    Func in("in"), a("a"), f("f");
+    Var x("x"), y("y"), t("t");
+    RDom r(11, 5, "r");
+    in(x, y) = x + y;
+    a(x, y) = in(x, y) * 2;
+    f(x, y) = x;
+    f(r, y) = f(r, y) + a(r - 1, y + 2);
+    a.compute_at(f, r.x).fuse(x, y, t);
+    in.compute_root();
+    Buffer<int> out = f.realize({34, 6});
+    for (int yy = 0; yy < 6; yy++)
+        for (int xx = 0; xx < 34; xx++) {
+            const int expected = xx >= 11 && xx < 16 ? xx + (xx - 1 + yy + 2) * 2 : xx;
+            CHECK_MESSAGE(out(xx, yy) == expected, "at " << xx << ", " << yy);
+        }
+}
+
+TEST_CASE("a chain of seven Funcs, each split and computed inside the next") {
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    std::vector<Func> f;
+    Func in("in");
+    in(x, y) = x + y;
+    f.push_back(in);
+    for (int i = 1; i <= 7; i++) {
+        Func g("f" + std::to_string(i));
+        g(x, y) = f.back()(x, y) + f.back()(x + 1, y);
+        f.push_back(g);
+    }
+    // Every split shifts its last tile inwards: the regions of the inner Funcs are nests of min().
+    f[7].split(x, xo, xi, 8);
+    for (int i = 6; i >= 1; i--) f[size_t(i)].compute_at(f[size_t(i) + 1], xo).split(x, xo, xi, 8);
+    in.compute_root();
+    Buffer<int> out = f[7].realize({40, 4});
+    static const int binomial[] = {1, 7, 21, 35, 35, 21, 7, 1};
+    for (int yy = 0; yy < 4; yy++)
+        for (int xx = 0; xx < 40; xx++) {
+            int expected = 0;
+            for (int k = 0; k <= 7; k++) expected += binomial[k] * (xx + k + yy);
+            CHECK_MESSAGE(out(xx, yy) == expected, "at " << xx << ", " << yy);
+        }
+}
