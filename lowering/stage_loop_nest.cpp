@@ -170,7 +170,8 @@ private:
     }
 
     void add_split(const Split& s, TailStrategy tail, std::vector<std::pair<std::string, Expr>>& extents,
-                   std::vector<std::pair<std::string, Expr>>& values, std::multimap<std::string, Expr>& guards) const {
+                   std::vector<std::pair<std::string, Expr>>& values,
+                   std::multimap<std::string, Expr>& guards) const {
         auto extent = [&](const std::string& dim, Expr e) {
             extents.emplace_back(dim_loop_min(f.name, stage, dim), ir::make_zero(Int(32)));
             extents.emplace_back(dim_loop_extent(f.name, stage, dim), std::move(e));

@@ -14,7 +14,7 @@ namespace tessera::schedule {
 // A stage of a Func, as the primitives and their messages see it.
 struct StageRef {
     lang::FunctionContents& function;
-    int stage;  // 0: the pure definition; k: update k - 1
+    int stage;                             // 0: the pure definition; k: update k - 1
     std::vector<int> specialization = {};  // the path through specializations, if any
 
     lang::Definition& definition() const;

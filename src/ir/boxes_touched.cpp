@@ -255,7 +255,8 @@ private:
         const LetT* let = op;
         while (true) {
             include(let->value);
-            saved.push_back(bind(let->name, named_ends(let->name, bounds_of_expr(let->value, scope)), let->value));
+            saved.push_back(
+                bind(let->name, named_ends(let->name, bounds_of_expr(let->value, scope)), let->value));
             const LetT* next = let->body.template as<LetT>();
             if (!next) break;
             let = next;

@@ -70,8 +70,9 @@ int compare_outputs(const PipelineDef& p, Func plain, Func scheduled, const Refe
             const T want = T(reference.output(x, y));
             if (actual(x, y) == want && expected(x, y) == want) continue;
             if (mismatches++ < 8) {
-                out << "  at (" << x << ", " << y << "): scheduled " << int64_t(actual(x, y)) << ", default schedule "
-                    << int64_t(expected(x, y)) << ", plain C++ " << int64_t(want) << "\n";
+                out << "  at (" << x << ", " << y << "): scheduled " << int64_t(actual(x, y))
+                    << ", default schedule " << int64_t(expected(x, y)) << ", plain C++ " << int64_t(want)
+                    << "\n";
             }
         }
     }
@@ -86,11 +87,12 @@ std::map<std::string, int>& primitive_counts() {
 }
 
 void count_primitives(const std::string& schedule) {
-    static const char* primitives[] = {".split(", ".tile(", ".fuse(", ".reorder(", ".rename(", ".vectorize(",
-                                       ".unroll(", ".parallel(", ".compute_at(", ".store_at(", ".compute_root(",
-                                       ".store_root(", ".compute_inline(", ".bound(", ".reorder_storage(",
-                                       ".update(", "LoopLevel(", "RoundUp", "GuardWithIf", "ShiftInwards",
-                                       "TailStrategy::Auto"};
+    static const char* primitives[] = {
+        ".split(",           ".tile(",       ".fuse(",           ".reorder(",    ".rename(",
+        ".vectorize(",       ".unroll(",     ".parallel(",       ".compute_at(", ".store_at(",
+        ".compute_root(",    ".store_root(", ".compute_inline(", ".bound(",      ".reorder_storage(",
+        ".update(",          "LoopLevel(",   "RoundUp",          "GuardWithIf",  "ShiftInwards",
+        "TailStrategy::Auto"};
     for (const char* p : primitives) {
         for (size_t at = schedule.find(p); at != std::string::npos; at = schedule.find(p, at + 1))
             primitive_counts()[p]++;
@@ -116,13 +118,16 @@ CaseResult run_case(uint32_t seed, const GeneratorOptions& g, const ScheduleOpti
         count_primitives(schedule);
         switch (p.stages.back().type) {
             case ValueType::UInt8:
-                mismatches = compare_outputs<uint8_t>(p, plain.output(), scheduled.output(), reference, differences);
+                mismatches =
+                    compare_outputs<uint8_t>(p, plain.output(), scheduled.output(), reference, differences);
                 break;
             case ValueType::UInt16:
-                mismatches = compare_outputs<uint16_t>(p, plain.output(), scheduled.output(), reference, differences);
+                mismatches =
+                    compare_outputs<uint16_t>(p, plain.output(), scheduled.output(), reference, differences);
                 break;
             default:
-                mismatches = compare_outputs<int32_t>(p, plain.output(), scheduled.output(), reference, differences);
+                mismatches =
+                    compare_outputs<int32_t>(p, plain.output(), scheduled.output(), reference, differences);
                 break;
         }
     } catch (const std::exception& e) {
@@ -133,14 +138,17 @@ CaseResult run_case(uint32_t seed, const GeneratorOptions& g, const ScheduleOpti
     report << "seed " << seed << ": ";
     if (mismatches > 0) report << mismatches << " points differ\n";
     if (mismatches == 0) report << "passed\n";
-    report << differences << "---- pipeline\n" << pipeline << "---- schedule\n" << schedule
-           << "---- rerun with TESSERA_RANDOM_SCHEDULES=1 TESSERA_RANDOM_SCHEDULE_SEED=" << seed << "\n";
+    report << differences << "---- pipeline\n"
+           << pipeline << "---- schedule\n"
+           << schedule << "---- rerun with TESSERA_RANDOM_SCHEDULES=1 TESSERA_RANDOM_SCHEDULE_SEED=" << seed
+           << "\n";
     return {mismatches == 0, report.str()};
 }
 
 void run_cases(uint32_t default_seed, int default_count, const GeneratorOptions& g, ScheduleOptions s) {
     const CaseCount cases = case_count(default_seed, default_count);
-    if (const char* cost = std::getenv("TESSERA_RANDOM_SCHEDULE_NEST_COST")) s.max_nest_cost = std::atoi(cost);
+    if (const char* cost = std::getenv("TESSERA_RANDOM_SCHEDULE_NEST_COST"))
+        s.max_nest_cost = std::atoi(cost);
     const bool print_all = std::getenv("TESSERA_RANDOM_SCHEDULE_PRINT") != nullptr;
     int failures = 0;
     for (int i = 0; i < cases.count; i++) {
@@ -154,10 +162,12 @@ void run_cases(uint32_t default_seed, int default_count, const GeneratorOptions&
     }
     if (std::getenv("TESSERA_RANDOM_SCHEDULE_STATS")) {
         std::ostringstream stats;
-        for (const auto& [primitive, count] : primitive_counts()) stats << "  " << primitive << " " << count << "\n";
+        for (const auto& [primitive, count] : primitive_counts())
+            stats << "  " << primitive << " " << count << "\n";
         MESSAGE("calls in the schedules so far:\n" << stats.str());
     }
-    MESSAGE((cases.count - failures) << " of " << cases.count << " cases from seed " << cases.first_seed << " passed");
+    MESSAGE((cases.count - failures) << " of " << cases.count << " cases from seed " << cases.first_seed
+                                     << " passed");
     CHECK(failures == 0);
 }
 

@@ -176,7 +176,8 @@ TEST_CASE("an update covers what later updates of the same Func read, whatever r
             for (int xx = 0; xx < 10; xx++) row[xx] = (xx + 10 * yy) * 2;
             for (int rr = 1; rr < 10; rr++) row[rr] += row[rr - 1];
             for (int xx = 4; xx < 10; xx++)
-                CHECK_MESSAGE(out(xx, yy) == row[xx], (tiled ? "tiled" : "root") << " at " << xx << ", " << yy);
+                CHECK_MESSAGE(out(xx, yy) == row[xx], (tiled ? "tiled" : "root")
+                                                          << " at " << xx << ", " << yy);
         }
     }
 }

@@ -31,7 +31,8 @@ TEST_CASE("fusing the outer loops of a RoundUp tile keeps the region bounded") {
     g.compute_root().tile(x, y, xi, yi, 6, 13, TailStrategy::RoundUp).fuse(x, y, t);
     Buffer<int> out = f.realize({23, 10});
     for (int yy = 0; yy < 10; yy++)
-        for (int xx = 0; xx < 23; xx++) CHECK_MESSAGE(out(xx, yy) == xx * 3 + yy - 1, "at " << xx << ", " << yy);
+        for (int xx = 0; xx < 23; xx++)
+            CHECK_MESSAGE(out(xx, yy) == xx * 3 + yy - 1, "at " << xx << ", " << yy);
 }
 
 TEST_CASE("a Func computed inside a fused loop of a Func computed per tile") {

@@ -426,7 +426,8 @@ TEST_CASE("boxes of deep nests of lets name large interval ends instead of repea
     Stmt s = Evaluate::make(func_call(Int(32), "g", {int_var("v40")}));
     for (int i = 40; i >= 1; i--) {
         Expr prev = int_var("v" + std::to_string(i - 1));
-        s = LetStmt::make("v" + std::to_string(i), Add::make(Min::make(prev, Sub::make(n, prev)), Max::make(prev, a)), s);
+        s = LetStmt::make("v" + std::to_string(i),
+                          Add::make(Min::make(prev, Sub::make(n, prev)), Max::make(prev, a)), s);
     }
     s = LetStmt::make("v0", x, s);
     std::map<std::string, Box> boxes = boxes_touched(For::make("x", i32(0), n, ForKind::Serial, s));

@@ -6,12 +6,13 @@
 
 namespace random_schedule {
 
-
 inline std::string stage_name(int i) { return i < 0 ? "in" : "s" + std::to_string(i); }
-inline std::string rdom_name(int stage, int update) { return "r" + std::to_string(stage) + "_" + std::to_string(update); }
+inline std::string rdom_name(int stage, int update) {
+    return "r" + std::to_string(stage) + "_" + std::to_string(update);
+}
 
 struct BuiltPipeline {
-    Func input;                      // the boundary condition over the input buffer
+    Func input;  // the boundary condition over the input buffer
     std::vector<Func> stages;
     std::vector<std::vector<RDom>> rdoms;  // per stage, per update (undefined when none)
     Var x{"x"}, y{"y"};
@@ -65,11 +66,14 @@ public:
         switch (p.boundary) {
             case PipelineDef::Boundary::RepeatEdge: b.input = BoundaryConditions::repeat_edge(input); break;
             case PipelineDef::Boundary::ConstantExterior:
-                b.input = BoundaryConditions::constant_exterior(input, cast(type_of(p.input_type), p.exterior));
+                b.input =
+                    BoundaryConditions::constant_exterior(input, cast(type_of(p.input_type), p.exterior));
                 break;
             case PipelineDef::Boundary::RepeatImage: b.input = BoundaryConditions::repeat_image(input); break;
             case PipelineDef::Boundary::MirrorImage: b.input = BoundaryConditions::mirror_image(input); break;
-            case PipelineDef::Boundary::MirrorInterior: b.input = BoundaryConditions::mirror_interior(input); break;
+            case PipelineDef::Boundary::MirrorInterior:
+                b.input = BoundaryConditions::mirror_interior(input);
+                break;
         }
         for (int i = 0; i <= p.output(); i++) {
             const StageDef& s = p.stages[size_t(i)];
@@ -129,7 +133,8 @@ public:
     std::string expr(const Node& n, const std::string& r) const {
         auto arg = [&](int i) { return expr(n.args[size_t(i)], r); };
         switch (n.op) {
-            case Node::Op::Const: return n.value < 0 ? "(" + std::to_string(n.value) + ")" : std::to_string(n.value);
+            case Node::Op::Const:
+                return n.value < 0 ? "(" + std::to_string(n.value) + ")" : std::to_string(n.value);
             case Node::Op::Read: {
                 std::string call = stage_name(n.source) + "(" + coordinate(n.coords[0], r) + ", " +
                                    coordinate(n.coords[1], r) + ")";
@@ -147,7 +152,8 @@ public:
             case Node::Op::Min: return "min(" + arg(0) + ", " + arg(1) + ")";
             case Node::Op::Max: return "max(" + arg(0) + ", " + arg(1) + ")";
             case Node::Op::Xor: return "(" + arg(0) + " ^ " + arg(1) + ")";
-            case Node::Op::Select: return "select(" + arg(0) + " < " + arg(1) + ", " + arg(2) + ", " + arg(3) + ")";
+            case Node::Op::Select:
+                return "select(" + arg(0) + " < " + arg(1) + ", " + arg(2) + ", " + arg(3) + ")";
             case Node::Op::Mask: {
                 std::ostringstream m;
                 m << "(" << arg(0) << " & 0x" << std::hex << n.value << ")";
@@ -159,10 +165,12 @@ public:
 
     std::string print() const {
         static const char* boundaries[] = {"repeat_edge(input)", "constant_exterior(input, cast<%T>(%E))",
-                                           "repeat_image(input)", "mirror_image(input)", "mirror_interior(input)"};
+                                           "repeat_image(input)", "mirror_image(input)",
+                                           "mirror_interior(input)"};
         std::ostringstream out;
-        out << "Buffer<" << cpp_type(p.input_type) << "> input(" << p.input_extent[0] << ", " << p.input_extent[1]
-            << ");  // values from std::mt19937(" << p.input_seed << "), see input_values()\n";
+        out << "Buffer<" << cpp_type(p.input_type) << "> input(" << p.input_extent[0] << ", "
+            << p.input_extent[1] << ");  // values from std::mt19937(" << p.input_seed
+            << "), see input_values()\n";
         out << "input.set_min(" << p.input_min[0] << ", " << p.input_min[1] << ");\n";
         std::string boundary = boundaries[int(p.boundary)];
         if (p.boundary == PipelineDef::Boundary::ConstantExterior) {
@@ -176,8 +184,8 @@ public:
             const std::string f = stage_name(i);
             out << "Func " << f << "(\"" << f << "\");\n";
             if (s.type == ValueType::Float32) {
-                out << f << "(x, y) = cast<float>(" << expr(s.value.args[0], "") << " & 0xfff) * 0.25f + cast<float>("
-                    << expr(s.value.args[1], "") << " & 0xff);\n";
+                out << f << "(x, y) = cast<float>(" << expr(s.value.args[0], "")
+                    << " & 0xfff) * 0.25f + cast<float>(" << expr(s.value.args[1], "") << " & 0xff);\n";
             } else {
                 out << f << "(x, y) = cast<" << cpp_type(s.type) << ">(" << expr(s.value, "") << ");\n";
             }
@@ -189,16 +197,16 @@ public:
                     for (const auto& [min, extent] : u.rdom) out << min << ", " << extent << ", ";
                     out << "\"" << r << "\");\n";
                     if (u.predicate_modulus > 0) {
-                        out << r << ".where((" << r << ".x" << (u.rdom.size() > 1 ? " + " + r + ".y" : "") << ") % "
-                            << u.predicate_modulus << " != 0);\n";
+                        out << r << ".where((" << r << ".x" << (u.rdom.size() > 1 ? " + " + r + ".y" : "")
+                            << ") % " << u.predicate_modulus << " != 0);\n";
                     }
                 }
                 out << f << "(" << coordinate(u.lhs[0], r) << ", " << coordinate(u.lhs[1], r) << ") = cast<"
                     << cpp_type(s.type) << ">(" << expr(u.value, r) << ");\n";
             }
         }
-        out << "// realized over [" << p.output_min[0] << ", " << p.output_min[0] + p.output_extent[0] << ") x ["
-            << p.output_min[1] << ", " << p.output_min[1] + p.output_extent[1] << ")\n";
+        out << "// realized over [" << p.output_min[0] << ", " << p.output_min[0] + p.output_extent[0]
+            << ") x [" << p.output_min[1] << ", " << p.output_min[1] + p.output_extent[1] << ")\n";
         return out.str();
     }
 

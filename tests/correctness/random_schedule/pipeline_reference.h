@@ -64,7 +64,8 @@ inline void box_read(const Node& n, int source, const Ranges& r, Box2& box) {
 inline Ranges update_ranges(const UpdateDef& u, const Box2& pure_region) {
     Ranges r;
     for (int d = 0; d < 2; d++) r.var[d] = pure_region.dim[d];
-    for (size_t i = 0; i < u.rdom.size(); i++) r.rvar[i] = {u.rdom[i].first, u.rdom[i].first + u.rdom[i].second - 1};
+    for (size_t i = 0; i < u.rdom.size(); i++)
+        r.rvar[i] = {u.rdom[i].first, u.rdom[i].first + u.rdom[i].second - 1};
     return r;
 }
 
@@ -162,7 +163,8 @@ Buffer<T> input_buffer(const PipelineDef& p) {
     b.set_min(p.input_min[0], p.input_min[1]);
     for (int y = 0; y < p.input_extent[1]; y++)
         for (int x = 0; x < p.input_extent[0]; x++)
-            b(x + p.input_min[0], y + p.input_min[1]) = T(v[size_t(y) * size_t(p.input_extent[0]) + size_t(x)]);
+            b(x + p.input_min[0], y + p.input_min[1]) =
+                T(v[size_t(y) * size_t(p.input_extent[0]) + size_t(x)]);
     return b;
 }
 
@@ -302,8 +304,10 @@ private:
             ranges[d] = pure ? region.dim[d] : Interval{0, 0};
         }
         for (int k = 0; k < 2; k++)
-            ranges[2 + k] = k < int(u.rdom.size()) ? Interval{u.rdom[size_t(k)].first, u.rdom[size_t(k)].first + u.rdom[size_t(k)].second - 1}
-                                                   : Interval{0, 0};
+            ranges[2 + k] = k < int(u.rdom.size())
+                                ? Interval{u.rdom[size_t(k)].first,
+                                           u.rdom[size_t(k)].first + u.rdom[size_t(k)].second - 1}
+                                : Interval{0, 0};
         Point at;
         for (at.var[1] = ranges[1].min; at.var[1] <= ranges[1].max; at.var[1]++)
             for (at.var[0] = ranges[0].min; at.var[0] <= ranges[0].max; at.var[0]++)

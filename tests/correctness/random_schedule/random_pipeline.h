@@ -57,11 +57,25 @@ struct Coord {
 };
 
 struct Node {
-    enum class Op { Const, Read, Coordinate, Add, Sub, MulConst, DivConst, ModConst, Min, Max, Xor, Select, Mask };
+    enum class Op {
+        Const,
+        Read,
+        Coordinate,
+        Add,
+        Sub,
+        MulConst,
+        DivConst,
+        ModConst,
+        Min,
+        Max,
+        Xor,
+        Select,
+        Mask
+    };
     Op op = Op::Const;
-    int value = 0;        // Const: the value; MulConst, DivConst, ModConst: the constant; Mask: the mask
-    int source = 0;       // Read: -1 for the input (through its boundary condition), k for stage k
-    bool raw = false;     // Read of an int32 stage without the 16-bit mask
+    int value = 0;     // Const: the value; MulConst, DivConst, ModConst: the constant; Mask: the mask
+    int source = 0;    // Read: -1 for the input (through its boundary condition), k for stage k
+    bool raw = false;  // Read of an int32 stage without the 16-bit mask
     std::vector<Coord> coords;  // Read: one per dimension; Coordinate: the one coordinate
     std::vector<Node> args;
 };
@@ -74,12 +88,12 @@ struct UpdateDef {
         Box,     // f(r.x, r.y) = ...: each iteration updates its own point, which it alone reads
     };
     Kind kind = Kind::Window;
-    std::vector<Coord> lhs;                      // one per dimension
-    std::vector<std::pair<int, int>> rdom;       // (min, extent) of each RVar
-    int predicate_modulus = 0;                   // > 0: where((r.x [+ r.y]) % m != 0)
-    Node value;                                  // the new value, in int32, before the cast
-    bool rvars_reorderable = false;              // the RVars' order does not change the result
-    bool rvars_independent = false;              // RVar iterations may run in parallel
+    std::vector<Coord> lhs;                 // one per dimension
+    std::vector<std::pair<int, int>> rdom;  // (min, extent) of each RVar
+    int predicate_modulus = 0;              // > 0: where((r.x [+ r.y]) % m != 0)
+    Node value;                             // the new value, in int32, before the cast
+    bool rvars_reorderable = false;         // the RVars' order does not change the result
+    bool rvars_independent = false;         // RVar iterations may run in parallel
 };
 
 struct StageDef {
@@ -118,8 +132,12 @@ struct GeneratorOptions {
 
 namespace detail {
 
-inline int rand_int(std::mt19937& rng, int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
-inline bool chance(std::mt19937& rng, double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; }
+inline int rand_int(std::mt19937& rng, int lo, int hi) {
+    return std::uniform_int_distribution<int>(lo, hi)(rng);
+}
+inline bool chance(std::mt19937& rng, double p) {
+    return std::uniform_real_distribution<double>(0, 1)(rng) < p;
+}
 
 // An upper bound of the magnitude of a node's value.
 inline int64_t magnitude(const Node& n, const PipelineDef& p, int self) {
@@ -239,7 +257,9 @@ inline ValueType random_int_type(std::mt19937& rng) {
 inline Coord coord(int var, int rvar, int offset) { return Coord{var, rvar, offset}; }
 
 // The largest value a stage of type t holds, as a mask (0 for int32: no mask needed).
-inline int type_mask(ValueType t) { return t == ValueType::UInt8 ? 0xff : t == ValueType::UInt16 ? 0xffff : 0; }
+inline int type_mask(ValueType t) {
+    return t == ValueType::UInt8 ? 0xff : t == ValueType::UInt16 ? 0xffff : 0;
+}
 
 class UpdateGenerator {
 public:
@@ -284,7 +304,8 @@ private:
             return read(source(), c);
         };
         Node t = random_tree(rng, rand_int(rng, 0, 2), p, stage, make_read, coordinates);
-        if (must_read) t = bounded(binary(chance(rng, 0.5) ? Node::Op::Add : Node::Op::Xor, make_read(), t), p, stage);
+        if (must_read)
+            t = bounded(binary(chance(rng, 0.5) ? Node::Op::Add : Node::Op::Xor, make_read(), t), p, stage);
         return t;
     }
 
@@ -364,7 +385,8 @@ private:
             u.rdom.emplace_back(rand_int(rng, -3, 3), extent);
             std::vector<Coord> at = u.lhs;
             at[size_t(d)] = coord(-1, 0, 0);
-            u.value = binary(Node::Op::Add, self(u.lhs, /*raw=*/true), term(at, {coord(-1, 0, 0)}, /*must_read=*/true));
+            u.value = binary(Node::Op::Add, self(u.lhs, /*raw=*/true),
+                             term(at, {coord(-1, 0, 0)}, /*must_read=*/true));
             u.rvars_reorderable = true;
             return true;
         }
@@ -372,7 +394,8 @@ private:
         std::vector<Coord> neighbour = u.lhs;
         const int e = c + 1 <= hi[d] ? 1 : c - 1 >= lo[d] ? -1 : 0;
         neighbour[size_t(d)].offset += e;
-        Node v = binary(Node::Op::Add, unary(Node::Op::MulConst, self(u.lhs), rand_int(rng, 2, 5)), self(neighbour));
+        Node v = binary(Node::Op::Add, unary(Node::Op::MulConst, self(u.lhs), rand_int(rng, 2, 5)),
+                        self(neighbour));
         u.value = binary(Node::Op::Add, v, term(u.lhs, {}));
         return true;
     }
@@ -405,7 +428,9 @@ private:
 inline PipelineDef random_pipeline(std::mt19937& rng, const GeneratorOptions& o) {
     using namespace detail;
     PipelineDef p;
-    auto size = [&](int max) { return chance(rng, 0.3) ? rand_int(rng, 1, std::min(8, max)) : rand_int(rng, 1, max); };
+    auto size = [&](int max) {
+        return chance(rng, 0.3) ? rand_int(rng, 1, std::min(8, max)) : rand_int(rng, 1, max);
+    };
     p.input_type = random_int_type(rng);
     for (int d = 0; d < 2; d++) {
         p.input_extent[d] = size(o.max_input_size);

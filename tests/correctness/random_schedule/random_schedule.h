@@ -31,7 +31,7 @@ namespace random_schedule {
 struct ScheduleOptions {
     double inline_probability = 0.35;
     double root_probability = 0.3;  // of a Func not inlined, computed at the root
-    int max_loop_steps = 4;          // splits, tiles, fuses and renames per stage
+    int max_loop_steps = 4;         // splits, tiles, fuses and renames per stage
     bool placements = true;
     bool bounds = true;
     // The most splits and fuses in all the Funcs of one nest of compute_at levels, from a Func at
@@ -63,9 +63,10 @@ struct StageModel {
     const UpdateDef* update = nullptr;
     std::vector<LoopDim> dims;  // innermost first
     std::set<std::string> names;
-    std::vector<std::string> rvar_order;  // the RVar loops, innermost first, in an order that keeps the meaning
-    bool only_guard = true;               // every split so far guards its tail
-    int splits = 0;                       // splits and fuses made
+    std::vector<std::string>
+        rvar_order;          // the RVar loops, innermost first, in an order that keeps the meaning
+    bool only_guard = true;  // every split so far guards its tail
+    int splits = 0;          // splits and fuses made
 };
 
 class ScheduleGenerator {
@@ -118,11 +119,13 @@ private:
         std::string name;
         bool rvar;
         LoopDim::Kind kind;
-        bool operator==(const LoopRef& o) const { return func == o.func && stage == o.stage && name == o.name; }
+        bool operator==(const LoopRef& o) const {
+            return func == o.func && stage == o.stage && name == o.name;
+        }
     };
     std::map<int, std::vector<LoopRef>> container;  // the loops around each Func's computation
     std::map<int, bool> at_root;
-    std::map<int, bool> widened;  // bounded beyond what is needed
+    std::map<int, bool> widened;   // bounded beyond what is needed
     std::map<int, int> nest_cost;  // splits and fuses of a Func and of the Funcs around it
     int budget = 0;                // splits and fuses the stage being scheduled may make
 
@@ -226,7 +229,8 @@ private:
     bool tail_legal(const StageModel& m, const LoopDim& d, int factor, TailStrategy t) const {
         switch (resolved(m, d, t)) {
             case TailStrategy::GuardWithIf: return true;
-            case TailStrategy::ShiftInwards: return m.stage == 0 && (!m.output || (d.extent && *d.extent >= factor));
+            case TailStrategy::ShiftInwards:
+                return m.stage == 0 && (!m.output || (d.extent && *d.extent >= factor));
             case TailStrategy::RoundUp:
                 if (m.stage > 0 && d.rvar) return false;
                 if (m.output) return d.extent && *d.extent % factor == 0;
@@ -236,8 +240,8 @@ private:
     }
 
     TailStrategy pick_tail(const StageModel& m, const std::vector<const LoopDim*>& dims, int factor) {
-        static const TailStrategy all[] = {TailStrategy::Auto, TailStrategy::GuardWithIf, TailStrategy::ShiftInwards,
-                                           TailStrategy::RoundUp};
+        static const TailStrategy all[] = {TailStrategy::Auto, TailStrategy::GuardWithIf,
+                                           TailStrategy::ShiftInwards, TailStrategy::RoundUp};
         std::vector<TailStrategy> legal;
         for (TailStrategy t : all) {
             bool ok = true;
@@ -258,7 +262,8 @@ private:
     // by RVar("..."), others by their declared Var or RVar.
     static std::string name_code(const std::string& name) {
         const size_t dot = name.find('.');
-        if (dot == std::string::npos || (name.size() == dot + 2 && (name[dot + 1] == 'x' || name[dot + 1] == 'y')))
+        if (dot == std::string::npos ||
+            (name.size() == dot + 2 && (name[dot + 1] == 'x' || name[dot + 1] == 'y')))
             return name;
         return "RVar(\"" + name + "\")";
     }
@@ -286,7 +291,8 @@ private:
     // start with 'r' and names of Var loops never do, so one declaration per name serves every
     // stage. Names with a dot (derived from an RDom's own RVars) are written RVar("...") in place.
     void declare(bool rvar, const std::string& name) {
-        if (name.find('.') != std::string::npos || name == "x" || name == "y" || name == "_0" || name == "_1") return;
+        if (name.find('.') != std::string::npos || name == "x" || name == "y" || name == "_0" || name == "_1")
+            return;
         if (declared.insert(name).second) {
             declarations << (rvar ? "RVar " : "Var ") << name << "(\"" << name << "\");\n";
         }
@@ -328,9 +334,11 @@ private:
         const std::string outer = fresh(m, d.base + "o"), inner = fresh(m, d.base + "i");
         declare(d.rvar, outer);
         declare(d.rvar, inner);
-        on_stage(m, [&](auto& t) { t.split(handle(d), handle(d.rvar, outer), handle(d.rvar, inner), factor, tail); });
-        code << stage_code(m.func, m.stage) << ".split(" << dim_code(d) << ", " << name_code(outer) << ", " << name_code(inner) << ", "
-             << factor << ", " << tail_code(tail) << ");\n";
+        on_stage(m, [&](auto& t) {
+            t.split(handle(d), handle(d.rvar, outer), handle(d.rvar, inner), factor, tail);
+        });
+        code << stage_code(m.func, m.stage) << ".split(" << dim_code(d) << ", " << name_code(outer) << ", "
+             << name_code(inner) << ", " << factor << ", " << tail_code(tail) << ");\n";
         model_split(m, i, outer, inner, factor, tail);
     }
 
@@ -394,24 +402,32 @@ private:
         TailStrategy tail = pick_tail(m, {&a}, fa);
         if (!tail_legal(m, c, fc, tail)) tail = TailStrategy::GuardWithIf;
         const bool short_form = chance(0.5);
-        const std::string ao = short_form ? a.name : fresh(m, a.base + "o"), co = short_form ? c.name : fresh(m, c.base + "o");
+        const std::string ao = short_form ? a.name : fresh(m, a.base + "o"),
+                          co = short_form ? c.name : fresh(m, c.base + "o");
         const std::string ai = fresh(m, a.base + "i"), ci = fresh(m, c.base + "i");
         StageModel after = m;
         model_split(after, i, ao, ai, fa, tail);
         model_split(after, dim_index(after, c.name), co, ci, fc, tail);
         model_reorder(after, {ai, ci, ao, co});
         if (!rvar_order_kept(after)) return;
-        for (const auto& [rvar, n] : std::vector<std::pair<bool, std::string>>{{a.rvar, ao}, {c.rvar, co}, {a.rvar, ai}, {c.rvar, ci}})
+        for (const auto& [rvar, n] : std::vector<std::pair<bool, std::string>>{
+                 {a.rvar, ao}, {c.rvar, co}, {a.rvar, ai}, {c.rvar, ci}})
             declare(rvar, n);
         if (short_form) {
-            on_stage(m, [&](auto& t) { t.tile(handle(a), handle(c), handle(a.rvar, ai), handle(c.rvar, ci), fa, fc, tail); });
-            code << stage_code(m.func, m.stage) << ".tile(" << name_code(a.name) << ", " << name_code(c.name) << ", "
-                 << name_code(ai) << ", " << name_code(ci) << ", " << fa << ", " << fc << ", " << tail_code(tail) << ");\n";
+            on_stage(m, [&](auto& t) {
+                t.tile(handle(a), handle(c), handle(a.rvar, ai), handle(c.rvar, ci), fa, fc, tail);
+            });
+            code << stage_code(m.func, m.stage) << ".tile(" << name_code(a.name) << ", " << name_code(c.name)
+                 << ", " << name_code(ai) << ", " << name_code(ci) << ", " << fa << ", " << fc << ", "
+                 << tail_code(tail) << ");\n";
         } else {
-            on_stage(m, [&](auto& t) { t.tile(handle(a), handle(c), handle(a.rvar, ao), handle(c.rvar, co),
-                                     handle(a.rvar, ai), handle(c.rvar, ci), fa, fc, tail); });
-            code << stage_code(m.func, m.stage) << ".tile(" << name_code(a.name) << ", " << name_code(c.name) << ", "
-                 << name_code(ao) << ", " << name_code(co) << ", " << name_code(ai) << ", " << name_code(ci) << ", " << fa << ", " << fc << ", " << tail_code(tail) << ");\n";
+            on_stage(m, [&](auto& t) {
+                t.tile(handle(a), handle(c), handle(a.rvar, ao), handle(c.rvar, co), handle(a.rvar, ai),
+                       handle(c.rvar, ci), fa, fc, tail);
+            });
+            code << stage_code(m.func, m.stage) << ".tile(" << name_code(a.name) << ", " << name_code(c.name)
+                 << ", " << name_code(ao) << ", " << name_code(co) << ", " << name_code(ai) << ", "
+                 << name_code(ci) << ", " << fa << ", " << fc << ", " << tail_code(tail) << ");\n";
         }
         m = after;
     }
@@ -426,12 +442,14 @@ private:
         if (fused.rvar && fused.base[0] != 'r') fused.base = "r" + fused.base;
         fused.name = fresh(m, fused.base);
         fused.origins.insert(out.origins.begin(), out.origins.end());
-        fused.extent = in.extent && out.extent ? std::optional<int64_t>(*in.extent * *out.extent) : std::nullopt;
+        fused.extent =
+            in.extent && out.extent ? std::optional<int64_t>(*in.extent * *out.extent) : std::nullopt;
         fused.constant = in.constant && out.constant;
         fused.repeat_free = out.repeat_free;
         declare(fused.rvar, fused.name);
         on_stage(m, [&](auto& t) { t.fuse(handle(in), handle(out), handle(fused.rvar, fused.name)); });
-        code << stage_code(m.func, m.stage) << ".fuse(" << dim_code(in) << ", " << dim_code(out) << ", " << dim_code(fused) << ");\n";
+        code << stage_code(m.func, m.stage) << ".fuse(" << dim_code(in) << ", " << dim_code(out) << ", "
+             << dim_code(fused) << ");\n";
         m.dims[size_t(i)] = fused;
         m.dims.erase(m.dims.begin() + i + 1);
         m.splits++;
@@ -502,8 +520,8 @@ private:
         if (!factor_split(after, 0, "_vec", factor, tail)) return;
         declare(d.rvar, d.name + "_vec");
         on_stage(m, [&](auto& t) { t.vectorize(handle(d), factor, tail); });
-        code << stage_code(m.func, m.stage) << ".vectorize(" << dim_code(d) << ", " << factor << ", " << tail_code(tail)
-             << ");\n";
+        code << stage_code(m.func, m.stage) << ".vectorize(" << dim_code(d) << ", " << factor << ", "
+             << tail_code(tail) << ");\n";
         after.dims[0].kind = LoopDim::Kind::Vectorized;
         m = after;
     }
@@ -528,8 +546,8 @@ private:
         if (!factor_split(after, i, "_unroll", factor, tail)) return;
         declare(d.rvar, d.name + "_unroll");
         on_stage(m, [&](auto& t) { t.unroll(handle(d), factor, tail); });
-        code << stage_code(m.func, m.stage) << ".unroll(" << dim_code(d) << ", " << factor << ", " << tail_code(tail)
-             << ");\n";
+        code << stage_code(m.func, m.stage) << ".unroll(" << dim_code(d) << ", " << factor << ", "
+             << tail_code(tail) << ");\n";
         after.dims[size_t(i)].kind = LoopDim::Kind::Unrolled;
         m = after;
     }
@@ -537,11 +555,13 @@ private:
     void parallel(StageModel& m) {
         std::vector<int> candidates;
         for (size_t i = 0; i < m.dims.size(); i++) {
-            if (m.dims[i].kind == LoopDim::Kind::Serial && may_run_at_once(m, m.dims[i])) candidates.push_back(int(i));
+            if (m.dims[i].kind == LoopDim::Kind::Serial && may_run_at_once(m, m.dims[i]))
+                candidates.push_back(int(i));
         }
         if (candidates.empty()) return;
         // Mostly an outer loop.
-        const int i = chance(0.6) ? candidates.back() : candidates[size_t(rand_int(0, int(candidates.size()) - 1))];
+        const int i =
+            chance(0.6) ? candidates.back() : candidates[size_t(rand_int(0, int(candidates.size()) - 1))];
         const LoopDim d = m.dims[size_t(i)];
         if (chance(0.6)) {
             on_stage(m, [&](auto& t) { t.parallel(handle(d)); });
@@ -555,8 +575,8 @@ private:
         if (!factor_split(after, i, "_task", task, tail)) return;
         declare(d.rvar, d.name + "_task");
         on_stage(m, [&](auto& t) { t.parallel(handle(d), task, tail); });
-        code << stage_code(m.func, m.stage) << ".parallel(" << dim_code(d) << ", " << task << ", " << tail_code(tail)
-             << ");\n";
+        code << stage_code(m.func, m.stage) << ".parallel(" << dim_code(d) << ", " << task << ", "
+             << tail_code(tail) << ");\n";
         after.dims[size_t(i) + 1].kind = LoopDim::Kind::Parallel;
         m = after;
     }
@@ -610,7 +630,8 @@ private:
     std::vector<LoopRef> loops_of(int g, int k) const {
         std::vector<LoopRef> path = container.count(g) ? container.at(g) : std::vector<LoopRef>{};
         const StageModel& m = models.at(g)[size_t(k)];
-        for (auto it = m.dims.rbegin(); it != m.dims.rend(); ++it) path.push_back({g, k, it->name, it->rvar, it->kind});
+        for (auto it = m.dims.rbegin(); it != m.dims.rend(); ++it)
+            path.push_back({g, k, it->name, it->rvar, it->kind});
         return path;
     }
 
@@ -629,7 +650,8 @@ private:
             }
         }
         for (size_t i = 0; i < common.size(); i++) {
-            if (common[i].kind == LoopDim::Kind::Vectorized || nest_cost.at(common[i].func) >= o.max_nest_cost) {
+            if (common[i].kind == LoopDim::Kind::Vectorized ||
+                nest_cost.at(common[i].func) >= o.max_nest_cost) {
                 common.resize(i);
                 break;
             }
@@ -680,8 +702,10 @@ private:
     }
 
     std::string level_code(const LoopRef& at, bool explicit_stage) const {
-        if (at.stage == last_stage(at.func) && !explicit_stage) return func_code(at.func) + ", " + name_code(at.name);
-        return "LoopLevel(" + func_code(at.func) + ", " + name_code(at.name) + ", " + std::to_string(at.stage) + ")";
+        if (at.stage == last_stage(at.func) && !explicit_stage)
+            return func_code(at.func) + ", " + name_code(at.name);
+        return "LoopLevel(" + func_code(at.func) + ", " + name_code(at.name) + ", " +
+               std::to_string(at.stage) + ")";
     }
 
     // ------------------------------------------------------------------ bounds and storage
@@ -698,7 +722,8 @@ private:
             bool reads = false;
             for (const auto& r : stage_reads(p, g)) reads = reads || r.count(f);
             if (!reads) continue;
-            const bool placed_exactly = g == p.output() || inlined.at(g) || (at_root.count(g) && at_root.at(g));
+            const bool placed_exactly =
+                g == p.output() || inlined.at(g) || (at_root.count(g) && at_root.at(g));
             exact = placed_exactly && exact_region(g, memo) && computes_only_needed(g);
         }
         memo[f] = exact;
@@ -730,14 +755,16 @@ private:
                     if (before + after > 0) widened[f] = true;
                 }
                 func(f).bound(pure_var(f, d), int(min), int(extent));
-                code << func_code(f) << ".bound(" << pure_var_code(f, d) << ", " << min << ", " << extent << ");\n";
+                code << func_code(f) << ".bound(" << pure_var_code(f, d) << ", " << min << ", " << extent
+                     << ");\n";
             }
         }
     }
 
     void reorder_storage(int f) {
         func(f).reorder_storage(pure_var(f, 1), pure_var(f, 0));
-        code << func_code(f) << ".reorder_storage(" << pure_var_code(f, 1) << ", " << pure_var_code(f, 0) << ");\n";
+        code << func_code(f) << ".reorder_storage(" << pure_var_code(f, 1) << ", " << pure_var_code(f, 0)
+             << ");\n";
     }
 };
 
