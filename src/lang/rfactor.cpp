@@ -142,10 +142,21 @@ void apply_rvar_splits(lang::Definition& d, const std::string& who) {
     for (const lang::ReductionVariable& v : rdom->vars)
         renames[v.name] = ir::Variable::make_rvar(v.name, rdom);
     auto rewrite = [&](const Expr& e) { return ir::substitute(renames, ir::substitute(values, e)); };
+    // The predicate lives in the RDom, so its RVars hold the RDom weakly (an RDom must not own itself).
+    std::map<std::string, Expr> weak_renames;
+    for (const lang::ReductionVariable& v : rdom->vars) {
+        auto weak = std::make_shared<ir::Variable>(Int(32), v.name, ir::VariableKind::ReductionVar);
+        weak->weak_rdom = rdom;
+        weak_renames[v.name] = Expr(std::shared_ptr<const ir::ExprNode>(std::move(weak)));
+    }
+    auto rewrite_predicate = [&](const Expr& e) {
+        return ir::substitute(weak_renames, ir::substitute(values, e));
+    };
     for (Expr& a : d.args) a = rewrite(a);
     for (Expr& v : d.values) v = rewrite(v);
-    Expr predicate = rdom->predicate.defined() ? rewrite(rdom->predicate) : Expr();
-    for (const Expr& g : guards) predicate = predicate.defined() ? (predicate && rewrite(g)) : rewrite(g);
+    Expr predicate = rdom->predicate.defined() ? rewrite_predicate(rdom->predicate) : Expr();
+    for (const Expr& g : guards)
+        predicate = predicate.defined() ? (predicate && rewrite_predicate(g)) : rewrite_predicate(g);
     rdom->predicate = predicate;
     d.rdom = rdom;
 }
