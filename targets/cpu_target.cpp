@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/Module.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
@@ -26,9 +27,16 @@ std::string join_features(const std::vector<std::string>& features) {
 }
 
 const llvm::Target& lookup_llvm_target(const std::string& triple) {
+    initialize_llvm_all_targets();
     std::string error;
     const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
-    TESSERA_INTERNAL_CHECK(target) << "LLVM has no target for " << triple << ": " << error;
+    if (!target) {
+        std::string known;
+        for (const llvm::Target& t : llvm::TargetRegistry::targets())
+            known += (known.empty() ? "" : ", ") + std::string(t.getName());
+        TESSERA_USER_ERROR << "this build of LLVM (" << LLVM_VERSION_STRING << ") cannot generate code for "
+                           << triple << ": " << error << ". It has the targets: " << known << ".";
+    }
     return *target;
 }
 
@@ -45,6 +53,17 @@ CpuTarget query_host_cpu() {
 }
 
 }  // namespace
+
+void initialize_llvm_all_targets() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        llvm::InitializeAllTargetInfos();
+        llvm::InitializeAllTargets();
+        llvm::InitializeAllTargetMCs();
+        llvm::InitializeAllAsmPrinters();
+        llvm::InitializeAllAsmParsers();
+    });
+}
 
 void initialize_llvm_native_target() {
     static std::once_flag once;

@@ -12,6 +12,10 @@ class Module;
 class TargetMachine;
 }  // namespace llvm
 
+namespace tessera {
+struct Target;
+}
+
 namespace tessera::targets {
 
 class CpuTarget {
@@ -44,7 +48,18 @@ private:
 // explicitly disabled. Computed once.
 const CpuTarget& host_cpu_target();
 
+// The CPU that code for `target` is generated for. The host target (with any switches such as
+// no_runtime) is host_cpu_target() itself, so that ahead-of-time code for it is the JIT's code.
+// Other targets get a generic CPU of their architecture with exactly their features. Throws
+// CompileError when this build of LLVM cannot generate code for the target.
+CpuTarget cpu_target_for(const Target& target);
+
+// The LLVM triple of target, e.g. "x86_64-unknown-linux-gnu".
+std::string llvm_triple(const Target& target);
+
 // Registers LLVM's native target, assembly printer and parser. Thread-safe; idempotent.
 void initialize_llvm_native_target();
+// Registers every target this build of LLVM has (for cross-compilation). Thread-safe; idempotent.
+void initialize_llvm_all_targets();
 
 }  // namespace tessera::targets

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <mutex>
 
 #include <llvm/ExecutionEngine/Orc/Core.h>
@@ -19,25 +20,38 @@
 #include "targets/codegen_llvm.h"
 #include "targets/cpu_target.h"
 #include "tessera/runtime.h"
+#include "tessera/target.h"
 #include "util/error_stream.h"
 
 namespace tessera::targets {
 
+namespace {
+class JitEngine;
+}
+
 struct JITModule::Resources {
+    JitEngine* engine = nullptr;
     llvm::orc::JITDylib* dylib = nullptr;
 };
 
 namespace {
 
-// The one LLJIT of the process. Each pipeline gets a JITDylib of its own (so that pipelines may
-// share a name), linked against one that holds the runtime's entry points and the symbols of the
-// process (libm, libc).
+// One LLJIT per CPU target the process compiles for (usually only the host). Each pipeline gets a
+// JITDylib of its own (so that pipelines may share a name), linked against one that holds the
+// runtime's entry points and the symbols of the process (libm, libc).
 class JitEngine {
 public:
-    static JitEngine& get() {
+    static JitEngine& get(const CpuTarget& target) {
+        static std::mutex mutex;
         // Never destroyed: pipelines may still run, or be released, during static destruction.
-        static JitEngine* engine = new JitEngine();
+        static auto* engines = new std::map<std::string, JitEngine*>();
+        std::lock_guard<std::mutex> lock(mutex);
+        JitEngine*& engine = (*engines)[key(target)];
+        if (!engine) engine = new JitEngine(target);
         return *engine;
+    }
+    static std::string key(const CpuTarget& target) {
+        return target.triple() + " " + target.cpu() + " " + target.feature_string();
     }
 
     // Loads the module into a new JITDylib and returns the address of its function `name`.
@@ -72,9 +86,8 @@ public:
     }
 
 private:
-    JitEngine() {
+    explicit JitEngine(const CpuTarget& target) {
         initialize_llvm_native_target();
-        const CpuTarget& target = host_cpu_target();
         llvm::orc::JITTargetMachineBuilder machine{llvm::Triple(target.triple())};
         machine.setCPU(target.cpu());
         llvm::StringRef features = target.feature_string();
@@ -154,9 +167,27 @@ bool dump_requested() {
 }
 
 // A TargetMachine caches subtargets without locking, so each thread optimizes with its own.
-llvm::TargetMachine& thread_target_machine() {
-    thread_local std::unique_ptr<llvm::TargetMachine> machine = host_cpu_target().create_target_machine();
+llvm::TargetMachine& thread_target_machine(const CpuTarget& target) {
+    thread_local std::map<std::string, std::unique_ptr<llvm::TargetMachine>> machines;
+    std::unique_ptr<llvm::TargetMachine>& machine = machines[JitEngine::key(target)];
+    if (!machine) machine = target.create_target_machine();
     return *machine;
+}
+
+// Code for target runs here only when it asks for nothing this CPU lacks.
+void check_runs_here(const Target& target) {
+    const Target host = get_host_target();
+    bool fits = target.arch == host.arch && target.bits == host.bits && target.os == host.os;
+    std::string missing;
+    for (int i = 0; i < Target::FeatureEnd; i++) {
+        const auto f = Target::Feature(i);
+        if (f == Target::NoRuntime || f == Target::NoAsserts) continue;
+        if (target.has_feature(f) && !host.has_feature(f)) missing += " " + Target::feature_name(f);
+    }
+    TESSERA_USER_CHECK(fits && missing.empty())
+        << "cannot JIT-compile for the target " << target.to_string() << ": this machine is " << host.to_string()
+        << (missing.empty() ? "" : ", without" + missing)
+        << ". Compile code for other machines ahead of time (compile_to_static_library, compile_to_object).";
 }
 
 }  // namespace
@@ -169,15 +200,17 @@ JITModule::JITModule(Entry entry, std::string llvm_ir, double compile_seconds,
       resources_(std::move(resources)) {}
 
 JITModule::~JITModule() {
-    if (resources_ && resources_->dylib) JitEngine::get().unload(resources_->dylib);
+    if (resources_ && resources_->dylib) resources_->engine->unload(resources_->dylib);
 }
 
-std::shared_ptr<JITModule> jit_compile(const LoweredFunction& f) {
+std::shared_ptr<JITModule> jit_compile(const LoweredFunction& f, const Target& target) {
     auto start = std::chrono::steady_clock::now();
+    check_runs_here(target);
     initialize_llvm_native_target();
+    const CpuTarget cpu = cpu_target_for(target);
     auto context = std::make_unique<llvm::LLVMContext>();
-    std::unique_ptr<llvm::Module> module = codegen_llvm(f, *context, host_cpu_target());
-    CpuTarget::optimize(*module, thread_target_machine());
+    std::unique_ptr<llvm::Module> module = codegen_llvm(f, *context, cpu);
+    CpuTarget::optimize(*module, thread_target_machine(cpu));
 
     // The optimized IR is kept as text only when asked for: printing it costs as much as a
     // pass over a large pipeline.
@@ -190,8 +223,9 @@ std::shared_ptr<JITModule> jit_compile(const LoweredFunction& f) {
     }
 
     auto resources = std::make_unique<JITModule::Resources>();
+    resources->engine = &JitEngine::get(cpu);
     JITModule::Entry entry =
-        JitEngine::get().load(std::move(module), std::move(context), f.name, resources->dylib);
+        JitEngine::get(cpu).load(std::move(module), std::move(context), f.name, resources->dylib);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::make_shared<JITModule>(entry, std::move(ir), seconds, std::move(resources));
 }

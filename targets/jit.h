@@ -7,6 +7,10 @@
 
 #include "targets/lowered_function.h"
 
+namespace tessera {
+struct Target;
+}
+
 namespace tessera::targets {
 
 // One compiled pipeline. Its code stays loaded while the JITModule lives. Calls may come from any
@@ -37,9 +41,10 @@ private:
     std::unique_ptr<Resources> resources_;
 };
 
-// Generates, optimizes (O3, for the host CPU) and loads f. With the environment variable
+// Generates, optimizes (O3, for target's CPU, exactly as ahead-of-time code for target) and loads
+// f. Throws CompileError when target asks for what this machine lacks. With the environment variable
 // TESSERA_DUMP_LLVM=1, prints the optimized IR to stderr. Throws CompileError when the code calls
 // an external function this process does not define, InternalError on a code generator bug.
-std::shared_ptr<JITModule> jit_compile(const LoweredFunction& f);
+std::shared_ptr<JITModule> jit_compile(const LoweredFunction& f, const Target& target);
 
 }  // namespace tessera::targets

@@ -34,6 +34,9 @@ struct Argument;
 // Unscoped, as in Halide: users write tessera::HTML.
 enum StmtOutputFormat { Text, HTML };
 
+// The files ahead-of-time compilation can write (Pipeline::compile_to).
+enum class OutputFileType { assembly, bitcode, c_header, llvm_assembly, object, static_library, stmt, stmt_html };
+
 // One definition of a Func (the pure one or an update), as returned by a definition and by
 // Func::update(i), with the primitives that transform its loops. Each returns the Stage, so calls
 // chain: f.update(0).split(r.x, rxo, rxi, 8).parallel(rxo).
@@ -278,6 +281,25 @@ public:
     void compile_to_lowered_stmt(const std::string& filename, const std::vector<Argument>& args,
                                  StmtOutputFormat format = StmtOutputFormat::Text,
                                  const Target& target = Target());
+
+    // Ahead-of-time compilation into files for target (see Pipeline for the details). args are the
+    // inputs the C function takes, in order; the outputs follow. fn_name defaults to the Func's name.
+    void compile_to_static_library(const std::string& filename_prefix, const std::vector<Argument>& args,
+                                   const std::string& fn_name = "",
+                                   const Target& target = get_target_from_environment());
+    void compile_to_object(const std::string& filename, const std::vector<Argument>& args,
+                           const std::string& fn_name = "", const Target& target = get_target_from_environment());
+    void compile_to_header(const std::string& filename, const std::vector<Argument>& args,
+                           const std::string& fn_name = "", const Target& target = get_target_from_environment());
+    void compile_to_assembly(const std::string& filename, const std::vector<Argument>& args,
+                             const std::string& fn_name = "", const Target& target = get_target_from_environment());
+    void compile_to_llvm_assembly(const std::string& filename, const std::vector<Argument>& args,
+                                  const std::string& fn_name = "",
+                                  const Target& target = get_target_from_environment());
+    void compile_to_bitcode(const std::string& filename, const std::vector<Argument>& args,
+                            const std::string& fn_name = "", const Target& target = get_target_from_environment());
+    void compile_to_file(const std::string& filename_prefix, const std::vector<Argument>& args,
+                         const std::string& fn_name = "", const Target& target = get_target_from_environment());
 
     const std::shared_ptr<lang::FunctionContents>& function() const { return contents_; }
     Pipeline pipeline() const;

@@ -2,6 +2,7 @@
 // Pipeline: one or more output Funcs compiled and run together. Realization: the buffers a
 // pipeline produces, one per output value.
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -79,6 +80,36 @@ public:
     void compile_to_lowered_stmt(const std::string& filename, const std::vector<Argument>& args,
                                  StmtOutputFormat format = StmtOutputFormat::Text,
                                  const Target& target = Target());
+    // Ahead-of-time compilation. The C function fn_name (default: the first output's name) takes
+    // args, the pipeline's inputs (ImageParams and Params) in the caller's order, then one buffer
+    // per output Func and Tuple element:
+    //     int fn_name(tessera_buffer_t* input, float alpha, ..., tessera_buffer_t* output);
+    // It returns 0, or a nonzero tessera_error_code_t after reporting a message (see runtime.h).
+    // Input Buffers the pipeline reads that are not in args are compiled in as constants. Every
+    // ImageParam and Param the pipeline uses must be in args.
+    //
+    // compile_to writes every file named in output_files. compile_to_static_library writes
+    // prefix.a (the code and the runtime it needs, unless the target has no_runtime) and prefix.h;
+    // compile_to_file writes prefix.o and prefix.h; the others write one file.
+    void compile_to(const std::map<OutputFileType, std::string>& output_files, const std::vector<Argument>& args,
+                    const std::string& fn_name, const Target& target = get_target_from_environment());
+    void compile_to_static_library(const std::string& filename_prefix, const std::vector<Argument>& args,
+                                   const std::string& fn_name = "",
+                                   const Target& target = get_target_from_environment());
+    void compile_to_object(const std::string& filename, const std::vector<Argument>& args,
+                           const std::string& fn_name = "", const Target& target = get_target_from_environment());
+    void compile_to_header(const std::string& filename, const std::vector<Argument>& args,
+                           const std::string& fn_name = "", const Target& target = get_target_from_environment());
+    void compile_to_assembly(const std::string& filename, const std::vector<Argument>& args,
+                             const std::string& fn_name = "", const Target& target = get_target_from_environment());
+    void compile_to_llvm_assembly(const std::string& filename, const std::vector<Argument>& args,
+                                  const std::string& fn_name = "",
+                                  const Target& target = get_target_from_environment());
+    void compile_to_bitcode(const std::string& filename, const std::vector<Argument>& args,
+                            const std::string& fn_name = "", const Target& target = get_target_from_environment());
+    void compile_to_file(const std::string& filename_prefix, const std::vector<Argument>& args,
+                         const std::string& fn_name = "", const Target& target = get_target_from_environment());
+
     // Milliseconds the last compilation of this pipeline took (lowering and LLVM).
     double last_compile_time_ms() const;
 

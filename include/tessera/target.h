@@ -1,23 +1,92 @@
 #pragma once
-// Target: what code is generated for. For now the host CPU, with the features LLVM reports.
+// Target: what code is generated for, an architecture, an operating system, a word size and a set
+// of features, spelled as Halide spells it: "x86-64-linux-avx2-fma", "arm-64-linux", or "host"
+// (this machine, with every feature its CPU has that Tessera knows).
 
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include "tessera/type.h"
 
 namespace tessera {
 
-class Target {
-public:
-    Target() = default;                               // the host
-    explicit Target(const std::string& description);  // "host" or "host-<features>"
+struct Target {
+    enum OS { OSUnknown = 0, Linux, Windows, OSX, Android };
+    enum Arch { ArchUnknown = 0, X86, ARM };
+    // Instruction-set features, and switches of what the compiled code contains.
+    enum Feature {
+        SSE41,
+        AVX,
+        AVX2,
+        FMA,
+        F16C,
+        AVX512,                 // AVX-512 F and CD
+        AVX512_Skylake,         // + VL, BW, DQ
+        AVX512_Cannonlake,      // + IFMA, VBMI
+        AVX512_SapphireRapids,  // + VNNI, BF16 and AVX-VNNI
+        AVX512_VNNI,
+        AVX512_BF16,
+        AVXVNNI,
+        ARMDotProd,
+        ARMFp16,
+        NoRuntime,  // a static library without the runtime, for programs that link it once
+        NoAsserts,  // no checks of the arguments: the caller promises they are right
+        FeatureEnd
+    };
+
+    OS os = OSUnknown;
+    Arch arch = ArchUnknown;
+    int bits = 0;
+
+    // An undefined target; where one is expected, the JIT uses get_jit_target_from_environment().
+    Target() = default;
+    Target(OS os, Arch arch, int bits, const std::vector<Feature>& features = {});
+    // Parses "host", "host-<features>" or "<arch>-<bits>-<os>[-<feature>...]". Throws CompileError
+    // naming the part it does not know.
+    explicit Target(const std::string& description);
+    explicit Target(const char* description) : Target(std::string(description)) {}
+
+    // Whether every field is known (a default-constructed Target is not).
+    bool defined() const { return os != OSUnknown && arch != ArchUnknown && bits != 0; }
+    bool has_feature(Feature f) const { return (features_ >> f) & 1; }
+    bool features_all_of(const std::vector<Feature>& fs) const;
+    bool features_any_of(const std::vector<Feature>& fs) const;
+    void set_feature(Feature f, bool value = true);
+    void set_features(const std::vector<Feature>& fs, bool value = true);
+    Target with_feature(Feature f) const;
+    Target without_feature(Feature f) const;
+
+    // The canonical text: arch, bits, os, then the features in the order of the enum.
     std::string to_string() const;
-    bool operator==(const Target& other) const { return description_ == other.description_; }
+    // Whether s parses as a target.
+    static bool validate_target_string(const std::string& s);
+    // The name of a feature in target strings ("avx2"), and the feature named s (or false).
+    static std::string feature_name(Feature f);
+    static bool feature_from_name(const std::string& s, Feature* f);
+
+    // The number of lanes of type t in the widest vector register this target has for it.
+    int natural_vector_size(const Type& t) const;
+    template <typename T>
+    int natural_vector_size() const {
+        return natural_vector_size(type_of<T>());
+    }
+    bool has_gpu_feature() const { return false; }
+
+    bool operator==(const Target& o) const {
+        return os == o.os && arch == o.arch && bits == o.bits && features_ == o.features_;
+    }
+    bool operator!=(const Target& o) const { return !(*this == o); }
 
 private:
-    std::string description_ = "host";
+    uint64_t features_ = 0;
 };
 
+// This machine, from LLVM's query of the host CPU.
 Target get_host_target();
+// The target named by the environment variable TESSERA_TARGET, else the host.
 Target get_target_from_environment();
+// The target named by TESSERA_JIT_TARGET, else the host.
 Target get_jit_target_from_environment();
 
 }  // namespace tessera
