@@ -8,6 +8,7 @@
 #include "tessera/evaluate.h"
 #include "tessera/expr.h"
 #include "tessera/func.h"
+#include "tessera/generator.h"
 #include "tessera/image_io.h"
 #include "tessera/inline_reductions.h"
 #include "tessera/lambda.h"
