@@ -7,6 +7,7 @@
 #include "ir/printer.h"
 #include "ir/simplify.h"
 #include "lowering/add_buffer_checks.h"
+#include "lowering/add_param_checks.h"
 #include "lowering/bounds_inference.h"
 #include "lowering/check_loop_extents.h"
 #include "lowering/environment.h"
@@ -59,6 +60,7 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("fold storage", [&] { return fold_storage(s, env); });
     s = run_pass("sliding window", [&] { return sliding_window(s, env); });
     s = run_pass("add buffer checks", [&] { return add_buffer_checks(s, result.arguments); });
+    s = run_pass("add param checks", [&] { return add_param_checks(s, result.arguments); });
     s = run_pass("flatten storage", [&] { return flatten_storage(s, env); });
     // Simplification folds constant bounds into the loops that unrolling and vectorization need.
     s = run_pass("simplify", [&] { return ir::simplify(s); });

@@ -63,7 +63,11 @@ std::unique_ptr<llvm::Module> CodeGenLLVM::compile(const LoweredFunction& f) {
         pointer->setName(a.is_buffer ? a.name + ".buffer" : a.name + ".address");
         if (a.is_buffer) {
             push_symbol(a.name + ".buffer", pointer);
-            llvm::Value* host_field = builder_.CreateStructGEP(buffer_type_, pointer, 2);
+            // The host pointer is read here, before the checks; a null descriptor (which the
+            // checks report) reads it from an empty one, so that the null check is not optimized
+            // away as unreachable.
+            llvm::Value* readable = builder_.CreateSelect(builder_.CreateIsNull(pointer), empty_buffer(), pointer);
+            llvm::Value* host_field = builder_.CreateStructGEP(buffer_type_, readable, 2);
             llvm::Value* host =
                 tag_access(builder_.CreateLoad(builder_.getPtrTy(), host_field), ".tessera_buffer_t");
             host->setName(a.name);
@@ -83,6 +87,14 @@ std::unique_ptr<llvm::Module> CodeGenLLVM::compile(const LoweredFunction& f) {
     bool broken = llvm::verifyModule(*module_, &out);
     TESSERA_INTERNAL_CHECK(!broken) << "invalid LLVM IR for " << f.name << ":\n" << out.str();
     return std::move(module_);
+}
+
+llvm::Constant* CodeGenLLVM::empty_buffer() {
+    if (!empty_buffer_) {
+        empty_buffer_ = new llvm::GlobalVariable(*module_, buffer_type_, true, llvm::GlobalValue::PrivateLinkage,
+                                                 llvm::Constant::getNullValue(buffer_type_), "empty_buffer");
+    }
+    return empty_buffer_;
 }
 
 // ---- Symbols ----

@@ -36,6 +36,9 @@ private:
     llvm::Value* codegen(const Expr& e);
     void codegen(const ir::Stmt& s);
 
+    // A zeroed tessera_buffer_t, read in place of a null one.
+    llvm::Constant* empty_buffer();
+
     // The scoped symbol table: names of arguments, lets, loop variables and allocations.
     void push_symbol(const std::string& name, llvm::Value* value);
     void pop_symbol(const std::string& name);
@@ -95,6 +98,7 @@ private:
     llvm::Function* function_ = nullptr;
     llvm::StructType* buffer_type_ = nullptr;     // tessera_buffer_t
     llvm::StructType* dimension_type_ = nullptr;  // tessera_dimension_t
+    llvm::GlobalVariable* empty_buffer_ = nullptr;
 
     llvm::Value* value_ = nullptr;
     std::unordered_map<std::string, std::vector<llvm::Value*>> symbols_;

@@ -45,11 +45,11 @@ std::vector<std::string> arm_llvm_features(Feature f) {
     }
 }
 
-bool is_instruction_set_feature(Feature f) { return f != Target::NoRuntime && f != Target::NoAsserts; }
+bool is_instruction_set_feature(Feature f) { return f != Target::NoRuntime; }
 
 // What the target says about the machine, without the switches of what code contains.
 Target machine_of(const Target& t) {
-    return t.without_feature(Target::NoRuntime).without_feature(Target::NoAsserts);
+    return t.without_feature(Target::NoRuntime);
 }
 
 void check_feature_fits_arch(const Target& t, Feature f) {
@@ -116,6 +116,7 @@ std::string llvm_triple(const Target& t) {
         }
     }
     TESSERA_INTERNAL_ERROR << "no LLVM triple for " << t.to_string();
+    return "";
 }
 
 CpuTarget cpu_target_for(const Target& target) {

@@ -31,7 +31,6 @@ struct Target {
         ARMDotProd,
         ARMFp16,
         NoRuntime,  // a static library without the runtime, for programs that link it once
-        NoAsserts,  // no checks of the arguments: the caller promises they are right
         FeatureEnd
     };
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "lowering/pipeline_arguments.h"
+#include "tessera/target.h"
 
 namespace tessera::targets {
 class JITModule;
@@ -22,6 +23,7 @@ struct CompiledPipeline {
     std::shared_ptr<targets::JITModule> module;
     std::vector<lowering::PipelineArgument> arguments;
     std::string loop_nest;
+    Target target;  // what the code was compiled for
     double compile_ms = 0;
 
     // Whether no Func of the pipeline changed since it was compiled.

@@ -47,13 +47,14 @@ void run_compiled(const targets::JITModule& module, void** args) {
 }
 
 std::shared_ptr<lang::CompiledPipeline> compile(
-    const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs) {
+    const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs, const Target& target) {
     const auto start = std::chrono::steady_clock::now();
     auto compiled = std::make_shared<lang::CompiledPipeline>();
     for (const auto& f : lowering::pipeline_functions(outputs))
         compiled->signature.emplace_back(f, f->version);
     lowering::LoweredPipeline lowered = lowering::lower(outputs, "tessera_pipeline");
-    compiled->module = targets::jit_compile(lowered.function);
+    compiled->module = targets::jit_compile(lowered.function, target);
+    compiled->target = target;
     compiled->arguments = std::move(lowered.arguments);
     compiled->loop_nest = std::move(lowered.loop_nest);
     compiled->compile_ms =
@@ -128,10 +129,11 @@ std::vector<Func> Pipeline::outputs() const {
     return funcs;
 }
 
-void Pipeline::compile_jit(const Target&) {
+void Pipeline::compile_jit(const Target& requested) {
     TESSERA_USER_CHECK(contents_) << "compile_jit() of an empty Pipeline.";
-    if (contents_->compiled && contents_->compiled->is_current()) return;
-    contents_->compiled = compile(contents_->outputs);
+    const Target target = requested.defined() ? requested : get_jit_target_from_environment();
+    if (contents_->compiled && contents_->compiled->is_current() && contents_->compiled->target == target) return;
+    contents_->compiled = compile(contents_->outputs, target);
     if (contents_->outputs.size() == 1) contents_->outputs[0]->jit_cache = contents_->compiled;
 }
 

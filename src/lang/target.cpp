@@ -31,7 +31,6 @@ constexpr std::array<NamedFeature, Target::FeatureEnd> feature_names{{
     {Target::ARMDotProd, "arm_dot_prod"},
     {Target::ARMFp16, "arm_fp16"},
     {Target::NoRuntime, "no_runtime"},
-    {Target::NoAsserts, "no_asserts"},
 }};
 
 std::vector<std::string> split_on_dash(const std::string& s) {

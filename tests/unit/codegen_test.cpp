@@ -85,7 +85,7 @@ LoweredArgument buffer_arg(const std::string& name, Type t, int dimensions = 1) 
 LoweredArgument scalar_arg(const std::string& name, Type t) { return {name, false, t, 0}; }
 
 std::shared_ptr<JITModule> compile(const std::string& name, std::vector<LoweredArgument> args, Stmt body) {
-    return targets::jit_compile(LoweredFunction{name, std::move(args), std::move(body)});
+    return targets::jit_compile(LoweredFunction{name, std::move(args), std::move(body)}, get_host_target());
 }
 
 // Collects what compiled code reports through the error handler while it lives.
