@@ -206,13 +206,13 @@ public:
         : GeneratorParamBase(name) {
         set(value);
     }
-    GeneratorParam(const std::string& name, const T& value, const T& min, const T& max) requires(
-        lang::is_generator_number<T>)
+    GeneratorParam(const std::string& name, const T& value, const T& min,
+                   const T& max) requires(lang::is_generator_number<T>)
         : GeneratorParamBase(name), min_(min), max_(max) {
         set(value);
     }
-    GeneratorParam(const std::string& name, const T& value, const std::map<std::string, T>& names) requires(
-        std::is_enum_v<T>)
+    GeneratorParam(const std::string& name, const T& value,
+                   const std::map<std::string, T>& names) requires(std::is_enum_v<T>)
         : GeneratorParamBase(name), names_(names) {
         set(value);
     }
@@ -331,18 +331,18 @@ private:
 
 // Arithmetic and comparisons with a GeneratorParam are those of its value (these templates make
 // `x + radius` mean `x + radius.value()` rather than leave a choice between two conversions).
-#define TESSERA_GENERATOR_PARAM_BINARY_OP(op)                                                   \
-    template <typename Other, typename T>                                                      \
-    auto operator op(const Other& a, const GeneratorParam<T>& b)->decltype(a op(T) b) {        \
-        return a op(T) b;                                                                      \
-    }                                                                                          \
-    template <typename Other, typename T>                                                      \
-    auto operator op(const GeneratorParam<T>& a, const Other& b)->decltype((T)a op b) {        \
-        return (T)a op b;                                                                      \
-    }                                                                                          \
-    template <typename T, typename U>                                                          \
+#define TESSERA_GENERATOR_PARAM_BINARY_OP(op)                                                          \
+    template <typename Other, typename T>                                                              \
+    auto operator op(const Other& a, const GeneratorParam<T>& b)->decltype(a op(T) b) {                \
+        return a op(T) b;                                                                              \
+    }                                                                                                  \
+    template <typename Other, typename T>                                                              \
+    auto operator op(const GeneratorParam<T>& a, const Other& b)->decltype((T)a op b) {                \
+        return (T)a op b;                                                                              \
+    }                                                                                                  \
+    template <typename T, typename U>                                                                  \
     auto operator op(const GeneratorParam<T>& a, const GeneratorParam<U>& b)->decltype((T)a op(U) b) { \
-        return (T)a op(U) b;                                                                   \
+        return (T)a op(U) b;                                                                           \
     }
 TESSERA_GENERATOR_PARAM_BINARY_OP(+)
 TESSERA_GENERATOR_PARAM_BINARY_OP(-)
@@ -476,9 +476,10 @@ constexpr bool is_generator_scalar = std::is_arithmetic_v<T>;
 template <typename T, int D>
 class GeneratorInput<Buffer<T, D>> : public lang::GeneratorBufferInput {
     static constexpr bool typed = !std::is_void_v<T>;
+    static constexpr bool typed_with_dims = typed && D != AnyDims;
 
 public:
-    explicit GeneratorInput(const std::string& name) requires(typed && D != AnyDims)
+    explicit GeneratorInput(const std::string& name) requires(typed_with_dims)
         : GeneratorBufferInput(name, type_of<T>(), D) {}
     GeneratorInput(const std::string& name, int dimensions) requires(typed)
         : GeneratorBufferInput(name, type_of<T>(), checked_dims(name, dimensions)) {}
@@ -511,9 +512,10 @@ class GeneratorInput : public lang::GeneratorInputBase, public Param<T> {
 
 public:
     explicit GeneratorInput(const std::string& name) : GeneratorInputBase(name), Param<T>(name) {}
-    GeneratorInput(const std::string& name, const T& value) : GeneratorInputBase(name), Param<T>(name, value) {}
-    GeneratorInput(const std::string& name, const T& value, const T& min, const T& max) requires(
-        lang::is_generator_number<T>)
+    GeneratorInput(const std::string& name, const T& value)
+        : GeneratorInputBase(name), Param<T>(name, value) {}
+    GeneratorInput(const std::string& name, const T& value, const T& min,
+                   const T& max) requires(lang::is_generator_number<T>)
         : GeneratorInputBase(name), Param<T>(name, value, Expr(min), Expr(max)) {}
 
     using Param<T>::name;
@@ -525,9 +527,10 @@ public:
 template <typename T, int D>
 class GeneratorOutput<Buffer<T, D>> : public lang::GeneratorFuncOutput {
     static constexpr bool typed = !std::is_void_v<T>;
+    static constexpr bool typed_with_dims = typed && D != AnyDims;
 
 public:
-    explicit GeneratorOutput(const std::string& name) requires(typed && D != AnyDims)
+    explicit GeneratorOutput(const std::string& name) requires(typed_with_dims)
         : GeneratorFuncOutput(name, {type_of<T>()}, D) {}
     GeneratorOutput(const std::string& name, int dimensions) requires(typed)
         : GeneratorFuncOutput(name, {type_of<T>()}, checked_dims(name, dimensions)) {}
@@ -609,15 +612,17 @@ protected:
     static Expr cast(Type t, Expr e) { return tessera::cast(t, std::move(e)); }
     // BoundaryConditions::repeat_edge(input) and the others, as in Halide.
     struct BoundaryConditions {
-#define TESSERA_GENERATOR_BOUNDARY_CONDITION(name)                                                 \
-    template <typename... Args>                                                                \
-    static Func name(Args&&... args) {                                                         \
-        return tessera::BoundaryConditions::name(std::forward<Args>(args)...);                 \
-    }                                                                                          \
-    static Func name(const ImageParam& p, const Region& bounds) {                              \
-        return tessera::BoundaryConditions::name(p, bounds);                                   \
-    }                                                                                          \
-    static Func name(const Func& f, const Region& bounds) { return tessera::BoundaryConditions::name(f, bounds); }
+#define TESSERA_GENERATOR_BOUNDARY_CONDITION(name)                             \
+    template <typename... Args>                                                \
+    static Func name(Args&&... args) {                                         \
+        return tessera::BoundaryConditions::name(std::forward<Args>(args)...); \
+    }                                                                          \
+    static Func name(const ImageParam& p, const Region& bounds) {              \
+        return tessera::BoundaryConditions::name(p, bounds);                   \
+    }                                                                          \
+    static Func name(const Func& f, const Region& bounds) {                    \
+        return tessera::BoundaryConditions::name(f, bounds);                   \
+    }
         TESSERA_GENERATOR_BOUNDARY_CONDITION(repeat_edge)
         TESSERA_GENERATOR_BOUNDARY_CONDITION(repeat_image)
         TESSERA_GENERATOR_BOUNDARY_CONDITION(mirror_image)
@@ -666,8 +671,8 @@ public:
 
     // What the driver needs. The registered name ("" for a generator not made by the registry).
     const std::string& generator_name() const { return generator_name_; }
-    // Every GeneratorParam, built-ins (target, auto_schedule, machine_params) included, in
-    // declaration order, and its current value as text.
+    // Every GeneratorParam and its current value as text: the generator's own in declaration
+    // order, then the built-ins (target, auto_schedule, machine_params).
     std::vector<std::pair<std::string, std::string>> generator_param_values() const;
     // The C function's inputs, in declaration order.
     std::vector<Argument> input_arguments() const;
@@ -735,8 +740,9 @@ public:
 
 private:
     void call_generate() override {
-        static_assert(requires(T & t) { t.generate(); },
-                      "A Generator must have a public void generate() defining its Outputs");
+        static_assert(
+            requires(T & t) { t.generate(); },
+            "A Generator must have a public void generate() defining its Outputs");
         static_cast<T*>(this)->generate();
     }
     void call_schedule() override {
@@ -783,11 +789,11 @@ int generator_main(int argc, char** argv);
 }  // namespace tessera
 
 // At namespace scope, after the class: TESSERA_REGISTER_GENERATOR(Blur, blur).
-#define TESSERA_REGISTER_GENERATOR(GEN_CLASS_NAME, GEN_REGISTRY_NAME)                                   \
-    namespace tessera_register_generator_##GEN_REGISTRY_NAME {                                         \
-    static const ::tessera::RegisterGenerator registration(                                            \
-        #GEN_REGISTRY_NAME,                                                                            \
-        [](const ::tessera::GeneratorContext& context) -> std::unique_ptr<::tessera::GeneratorBase> { \
-            return GEN_CLASS_NAME::create(context);                                                    \
-        });                                                                                            \
+#define TESSERA_REGISTER_GENERATOR(GEN_CLASS_NAME, GEN_REGISTRY_NAME)                                     \
+    namespace tessera_register_generator_##GEN_REGISTRY_NAME {                                            \
+        static const ::tessera::RegisterGenerator registration(                                           \
+            #GEN_REGISTRY_NAME,                                                                           \
+            [](const ::tessera::GeneratorContext& context) -> std::unique_ptr<::tessera::GeneratorBase> { \
+                return GEN_CLASS_NAME::create(context);                                                   \
+            });                                                                                           \
     }

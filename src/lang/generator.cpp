@@ -32,6 +32,9 @@ std::string of_generator(const std::string& generator_name) {
     return generator_name.empty() ? "" : " of generator '" + generator_name + "'";
 }
 
+// GeneratorBase's own members target, auto_schedule and machine_params, constructed first.
+constexpr size_t builtin_params = 3;
+
 std::string generator_label(const std::string& generator_name) {
     return generator_name.empty() ? "The generator" : "Generator '" + generator_name + "'";
 }
@@ -77,10 +80,10 @@ void GeneratorBase::add_member_name(const std::string& name, const char* kind) {
     TESSERA_USER_CHECK(util::is_c_identifier(name))
         << kind << " '" << name << "': the name of a GeneratorParam, Input or Output must be a C identifier.";
     for (size_t i = 0; i < member_names_.size(); i++)
-        TESSERA_USER_CHECK(member_names_[i] != name)
-            << kind << " '" << name
-            << "' has the name of another member of its generator; the GeneratorParams, Inputs and Outputs of "
-               "a generator need distinct names.";
+        TESSERA_USER_CHECK(member_names_[i] != name) << kind << " '" << name
+                                                     << "' has the name of another member of its generator; "
+                                                        "the GeneratorParams, Inputs and Outputs of "
+                                                        "a generator need distinct names.";
     member_names_.push_back(name);
 }
 
@@ -93,16 +96,19 @@ lang::GeneratorParamBase* GeneratorBase::find_param(const std::string& name) con
 void GeneratorBase::set_generator_param(const std::string& name, const std::string& value) {
     lang::GeneratorParamBase* p = find_param(name);
     if (!p) {
+        // The generator's own parameters first, then the built-ins every generator has.
         std::vector<std::string> known;
-        for (const lang::GeneratorParamBase* q : params_) known.push_back(q->name());
-        TESSERA_USER_ERROR << generator_label(generator_name_) << " has no GeneratorParam '" << name << "'. Its GeneratorParams: " << joined(known)
-                           << ".";
+        for (size_t i = builtin_params; i < params_.size(); i++) known.push_back(params_[i]->name());
+        for (size_t i = 0; i < builtin_params; i++) known.push_back(params_[i]->name());
+        TESSERA_USER_ERROR << generator_label(generator_name_) << " has no GeneratorParam '" << name
+                           << "'. Its GeneratorParams: " << joined(known) << ".";
     }
     p->set_from_string(value);
     if (auto_schedule) {
         auto_schedule.set(false);
-        TESSERA_USER_ERROR << "auto_schedule=true: Tessera has no automatic scheduler. Schedule the generator "
-                              "in its schedule() method and leave auto_schedule false.";
+        TESSERA_USER_ERROR
+            << "auto_schedule=true: Tessera has no automatic scheduler. Schedule the generator "
+               "in its schedule() method and leave auto_schedule false.";
     }
 }
 
@@ -113,7 +119,8 @@ void GeneratorBase::set_generator_param_values(const std::map<std::string, std::
 void GeneratorBase::build() {
     if (built_) {
         TESSERA_USER_CHECK(build_error_.empty())
-            << generator_label(generator_name_) << " failed to build earlier: " << without_prefix(build_error_);
+            << generator_label(generator_name_)
+            << " failed to build earlier: " << without_prefix(build_error_);
         return;
     }
     built_ = true;
@@ -136,7 +143,10 @@ Pipeline GeneratorBase::build_pipeline() {
 
 std::vector<std::pair<std::string, std::string>> GeneratorBase::generator_param_values() const {
     std::vector<std::pair<std::string, std::string>> values;
-    for (const lang::GeneratorParamBase* p : params_) values.emplace_back(p->name(), p->to_string());
+    for (size_t i = builtin_params; i < params_.size(); i++)
+        values.emplace_back(params_[i]->name(), params_[i]->to_string());
+    for (size_t i = 0; i < builtin_params; i++)
+        values.emplace_back(params_[i]->name(), params_[i]->to_string());
     return values;
 }
 
@@ -181,14 +191,14 @@ void GeneratorParamBase::fail_parse(const std::string& text) const {
 }
 
 void GeneratorParamBase::fail_range(const std::string& value, const std::string& range) const {
-    throw CompileError("Error: " + param_label(name_, generator_) + ": " + value + " is out of range: it must be in " +
-                       range + ".");
+    throw CompileError("Error: " + param_label(name_, generator_) + ": " + value +
+                       " is out of range: it must be in " + range + ".");
 }
 
 void GeneratorParamBase::check_settable() const {
-    TESSERA_USER_CHECK(!generator_->built())
-        << param_label(name_, generator_)
-        << " cannot change once the generator is built; set GeneratorParams before build() or build_pipeline().";
+    TESSERA_USER_CHECK(!generator_->built()) << param_label(name_, generator_)
+                                             << " cannot change once the generator is built; set "
+                                                "GeneratorParams before build() or build_pipeline().";
 }
 
 GeneratorInputBase::GeneratorInputBase(const std::string& name) : name_(name) {
@@ -225,21 +235,23 @@ void GeneratorOutputBase::check_defined(const std::string& generator_name) const
                                     << "(x, y) = ...) or assign a Func to it (" << name_ << " = f).";
     const std::string what = f.name() == name_ ? "it" : "the Func assigned to it, " + f.name() + ",";
     TESSERA_USER_CHECK(types_.empty() || f.output_types() == types_)
-        << "Output '" << name_ << "'" << of_generator(generator_name) << " is declared as " << types_text(types_)
-        << ", but " << what << " computes " << types_text(f.output_types()) << ".";
+        << "Output '" << name_ << "'" << of_generator(generator_name) << " is declared as "
+        << types_text(types_) << ", but " << what << " computes " << types_text(f.output_types()) << ".";
     TESSERA_USER_CHECK(dimensions_ < 0 || f.dimensions() == dimensions_)
         << "Output '" << name_ << "'" << of_generator(generator_name) << " is declared with " << dimensions_
         << " dimensions, but " << what << " has " << f.dimensions() << ".";
 }
 
 void throw_mismatched_dims(const char* kind, const std::string& name, int given, int declared) {
-    throw CompileError("Error: " + std::string(kind) + " '" + name + "' is declared with " + std::to_string(given) +
-                       " dimensions, but its Buffer type has " + std::to_string(declared) + ".");
+    throw CompileError("Error: " + std::string(kind) + " '" + name + "' is declared with " +
+                       std::to_string(given) + " dimensions, but its Buffer type has " +
+                       std::to_string(declared) + ".");
 }
 
 GeneratorBufferInput::GeneratorBufferInput(const std::string& name, Type type, int dimensions)
     : GeneratorInputBase(name), ImageParam(type, dimensions, name) {
-    TESSERA_USER_CHECK(dimensions >= 0) << "Input '" << name << "' is declared with " << dimensions << " dimensions.";
+    TESSERA_USER_CHECK(dimensions >= 0)
+        << "Input '" << name << "' is declared with " << dimensions << " dimensions.";
     func_ = ImageParam::operator Func();
 }
 

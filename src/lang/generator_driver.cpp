@@ -10,6 +10,7 @@
 
 #include "lang/ahead_of_time.h"
 #include "tessera/generator.h"
+#include "util/c_identifier.h"
 #include "util/error_stream.h"
 
 namespace tessera {
@@ -64,8 +65,10 @@ std::string usage(const char* program) {
 
 CommandLine parse_command_line(int argc, char** argv) {
     CommandLine cl;
-    const std::map<std::string, std::string*> options = {{"-g", &cl.generator}, {"-o", &cl.output_dir},
-                                                         {"-f", &cl.function_name}, {"-n", &cl.file_base},
+    const std::map<std::string, std::string*> options = {{"-g", &cl.generator},
+                                                         {"-o", &cl.output_dir},
+                                                         {"-f", &cl.function_name},
+                                                         {"-n", &cl.file_base},
                                                          {"-e", &cl.emit}};
     for (int i = 1; i < argc; i++) {
         const std::string arg = argv[i];
@@ -119,7 +122,8 @@ std::map<OutputFileType, std::string> output_files(const CommandLine& cl, const 
 std::string chosen_generator(const CommandLine& cl) {
     if (!cl.generator.empty()) return cl.generator;
     const std::vector<std::string> names = GeneratorRegistry::enumerate();
-    TESSERA_USER_CHECK(!names.empty()) << "this program registers no generators (use TESSERA_REGISTER_GENERATOR).";
+    TESSERA_USER_CHECK(!names.empty())
+        << "this program registers no generators (use TESSERA_REGISTER_GENERATOR).";
     if (names.size() > 1) {
         std::string list;
         for (const std::string& n : names) list += (list.empty() ? "" : ", ") + n;
@@ -143,17 +147,22 @@ Target chosen_target(std::map<std::string, std::string>& params) {
 }
 
 void run(const CommandLine& cl) {
-    TESSERA_USER_CHECK(!cl.output_dir.empty()) << "-o <output directory> is required. Run with -h for the usage.";
+    TESSERA_USER_CHECK(!cl.output_dir.empty())
+        << "-o <output directory> is required. Run with -h for the usage.";
     const std::string generator_name = chosen_generator(cl);
     std::map<std::string, std::string> params = cl.params;
     const Target target = chosen_target(params);
 
     lang::AheadOfTimeRequest request;
     request.function_name = cl.function_name.empty() ? generator_name : cl.function_name;
+    TESSERA_USER_CHECK(util::is_c_identifier(request.function_name))
+        << "-f " << request.function_name
+        << ": the function name must be a C identifier (letters, digits and _, not starting with a digit).";
     request.files = output_files(cl, cl.file_base.empty() ? request.function_name : cl.file_base);
     request.target = target;
 
-    std::unique_ptr<GeneratorBase> generator = GeneratorRegistry::create(generator_name, GeneratorContext(target));
+    std::unique_ptr<GeneratorBase> generator =
+        GeneratorRegistry::create(generator_name, GeneratorContext(target));
     generator->set_generator_param_values(params);
     Pipeline pipeline = generator->build_pipeline();
     request.inputs = generator->input_arguments();
@@ -161,7 +170,8 @@ void run(const CommandLine& cl) {
 
     std::error_code ec;
     std::filesystem::create_directories(cl.output_dir, ec);
-    TESSERA_USER_CHECK(!ec) << "-o " << cl.output_dir << ": cannot make the directory: " << ec.message() << ".";
+    TESSERA_USER_CHECK(!ec) << "-o " << cl.output_dir << ": cannot make the directory: " << ec.message()
+                            << ".";
     lang::compile_ahead_of_time(pipeline, request);
 }
 

@@ -14,9 +14,9 @@ namespace {
 
 const std::vector<std::pair<std::string, Type>>& type_table() {
     static const std::vector<std::pair<std::string, Type>> table = {
-        {"bool", Bool()},      {"int8", Int(8)},       {"int16", Int(16)},     {"int32", Int(32)},
-        {"int64", Int(64)},    {"uint8", UInt(8)},     {"uint16", UInt(16)},   {"uint32", UInt(32)},
-        {"uint64", UInt(64)},  {"float16", Float(16)}, {"float32", Float(32)}, {"float64", Float(64)},
+        {"bool", Bool()},     {"int8", Int(8)},       {"int16", Int(16)},     {"int32", Int(32)},
+        {"int64", Int(64)},   {"uint8", UInt(8)},     {"uint16", UInt(16)},   {"uint32", UInt(32)},
+        {"uint64", UInt(64)}, {"float16", Float(16)}, {"float32", Float(32)}, {"float64", Float(64)},
     };
     return table;
 }
@@ -52,15 +52,17 @@ bool parse_generator_bool(const std::string& text, bool* value) {
     return true;
 }
 
-ParseResult parse_generator_number(const std::string& text, int64_t* value) { return parse_whole(text, value); }
+ParseResult parse_generator_number(const std::string& text, int64_t* value) {
+    return parse_whole(text, value);
+}
 
 ParseResult parse_generator_number(const std::string& text, uint64_t* value) {
     // A negative number is a number, just not one an unsigned parameter can hold.
     if (!text.empty() && text[0] == '-') {
-        int64_t negative;
+        int64_t negative = -1;
         ParseResult r = parse_whole(text, &negative);
         if (r == ParseResult::bad) return r;
-        if (negative == 0) {
+        if (r == ParseResult::ok && negative == 0) {
             *value = 0;
             return ParseResult::ok;
         }

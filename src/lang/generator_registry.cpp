@@ -42,7 +42,8 @@ void GeneratorRegistry::register_factory(const std::string& name, GeneratorFacto
     Registry& r = registry();
     std::lock_guard<std::mutex> lock(r.mutex);
     TESSERA_USER_CHECK(!r.factories.count(name))
-        << "generator '" << name << "' is registered twice; each TESSERA_REGISTER_GENERATOR needs its own name.";
+        << "generator '" << name
+        << "' is registered twice; each TESSERA_REGISTER_GENERATOR needs its own name.";
     r.factories.emplace(name, std::move(factory));
 }
 
@@ -66,7 +67,8 @@ std::vector<std::string> GeneratorRegistry::registration_errors() {
     return r.errors;
 }
 
-std::unique_ptr<GeneratorBase> GeneratorRegistry::create(const std::string& name, const GeneratorContext& context) {
+std::unique_ptr<GeneratorBase> GeneratorRegistry::create(const std::string& name,
+                                                         const GeneratorContext& context) {
     GeneratorFactory factory;
     {
         Registry& r = registry();
@@ -75,7 +77,8 @@ std::unique_ptr<GeneratorBase> GeneratorRegistry::create(const std::string& name
         auto it = r.factories.find(name);
         if (it != r.factories.end()) factory = it->second;
     }
-    TESSERA_USER_CHECK(factory) << "there is no generator '" << name << "': " << known_generators(enumerate());
+    TESSERA_USER_CHECK(factory) << "there is no generator '" << name
+                                << "': " << known_generators(enumerate());
     std::unique_ptr<GeneratorBase> g = factory(context);
     g->generator_name_ = name;
     return g;
