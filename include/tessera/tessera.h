@@ -9,6 +9,7 @@
 #include "tessera/expr.h"
 #include "tessera/func.h"
 #include "tessera/generator.h"
+#include "tessera/generator_param.h"
 #include "tessera/image_io.h"
 #include "tessera/inline_reductions.h"
 #include "tessera/lambda.h"
