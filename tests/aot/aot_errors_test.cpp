@@ -36,8 +36,8 @@ struct CapturedErrors {
 
 TEST_CASE("a buffer of the wrong element type") {
     CapturedErrors errors;
-    Buffer<uint8_t> input(16, 16);
-    Buffer<uint16_t> output(16, 16);
+    Buffer<uint8_t> input(40, 16);
+    Buffer<uint16_t> output(40, 16);
     CHECK(brighten(input, 1.0f, int16_t(0), false, output) == tessera_error_bad_type);
     CHECK(messages == 1);
     CHECK(last_message.find("Input buffer input has element type code 1 with 8 bits") != std::string::npos);
@@ -46,7 +46,7 @@ TEST_CASE("a buffer of the wrong element type") {
 
 TEST_CASE("a buffer of the wrong dimensionality") {
     CapturedErrors errors;
-    Buffer<uint16_t> input(16, 16);
+    Buffer<uint16_t> input(40, 16);
     Buffer<uint16_t> output(16, 16, 3);
     CHECK(brighten(input, 1.0f, int16_t(0), false, output) == tessera_error_bad_dimensions);
     CHECK(last_message.find("Output buffer brighten has 3 dimensions") != std::string::npos);
@@ -54,8 +54,8 @@ TEST_CASE("a buffer of the wrong dimensionality") {
 
 TEST_CASE("an input smaller than the region the pipeline reads") {
     CapturedErrors errors;
-    Buffer<uint16_t> input(16, 10);
-    Buffer<uint16_t> output(16, 12);
+    Buffer<uint16_t> input(40, 10);
+    Buffer<uint16_t> output(40, 12);
     CHECK(brighten(input, 1.0f, int16_t(0), false, output) == tessera_error_buffer_too_small);
     CHECK(last_message.find("Input buffer input is read at 11 in dimension 1, beyond its max of 9") !=
           std::string::npos);
@@ -73,8 +73,8 @@ TEST_CASE("an output smaller than what the schedule writes") {
 
 TEST_CASE("a buffer without memory") {
     CapturedErrors errors;
-    Buffer<uint16_t> input(16, 16);
-    Buffer<uint16_t> output(16, 16);
+    Buffer<uint16_t> input(40, 16);
+    Buffer<uint16_t> output(40, 16);
     tessera_buffer_t no_memory = *input.raw_buffer();
     no_memory.host = nullptr;
     CHECK(brighten(&no_memory, 1.0f, int16_t(0), false, output) == tessera_error_null_host);
@@ -83,18 +83,18 @@ TEST_CASE("a buffer without memory") {
 
 TEST_CASE("a null buffer descriptor") {
     CapturedErrors errors;
-    Buffer<uint16_t> input(16, 16);
+    Buffer<uint16_t> input(40, 16);
     CHECK(brighten(input, 1.0f, int16_t(0), false, nullptr) == tessera_error_null_buffer);
     CHECK(last_message.find("Output buffer brighten is a null pointer") != std::string::npos);
-    Buffer<uint16_t> output(16, 16);
+    Buffer<uint16_t> output(40, 16);
     CHECK(brighten(nullptr, 1.0f, int16_t(0), false, output) == tessera_error_null_buffer);
     CHECK(last_message.find("Input buffer input is a null pointer") != std::string::npos);
 }
 
 TEST_CASE("a buffer whose elements are not adjacent in dimension 0") {
     CapturedErrors errors;
-    Buffer<uint16_t> input = Buffer<uint16_t>::make_interleaved(16, 16, 2);
-    Buffer<uint16_t> output(16, 16);
+    Buffer<uint16_t> input = Buffer<uint16_t>::make_interleaved(40, 16, 2);
+    Buffer<uint16_t> output(40, 16);
     tessera_buffer_t first_channel = *input.raw_buffer();
     first_channel.dimensions = 2;
     CHECK(brighten(&first_channel, 1.0f, int16_t(0), false, output) == tessera_error_bad_argument);
@@ -103,7 +103,7 @@ TEST_CASE("a buffer whose elements are not adjacent in dimension 0") {
 
 TEST_CASE("a scalar outside its Param's range") {
     CapturedErrors errors;
-    Buffer<uint16_t> input(16, 16), output(16, 16);
+    Buffer<uint16_t> input(40, 16), output(40, 16);
     CHECK(brighten(input, 4.5f, int16_t(0), false, output) == tessera_error_param_out_of_range);
     CHECK(last_message.find("Param gain is 4.5") != std::string::npos);
     CHECK(last_message.find("above its maximum of 4") != std::string::npos);
@@ -113,8 +113,8 @@ TEST_CASE("a scalar outside its Param's range") {
 
 TEST_CASE("nothing is written when the arguments are refused") {
     CapturedErrors errors;
-    Buffer<uint16_t> input(16, 10);
-    Buffer<uint16_t> output(16, 12);
+    Buffer<uint16_t> input(40, 10);
+    Buffer<uint16_t> output(40, 12);
     output.fill(uint16_t(1234));
     CHECK(brighten(input, 1.0f, int16_t(0), false, output) != 0);
     output.for_each_value([](uint16_t v) { REQUIRE(v == 1234); });
