@@ -10,6 +10,7 @@
 #include "apply_lut.h"
 #include "brighten.h"
 #include "row_stats.h"
+#include "saxpy.h"
 #include "tessera/runtime_buffer.h"
 
 using tessera::Runtime::Buffer;
@@ -111,4 +112,17 @@ TEST_CASE("the argv entry point takes the same arguments as an array") {
     void* args[] = {input.raw_buffer(), &gain, &offset, &invert, through_argv.raw_buffer()};
     REQUIRE(brighten_argv(args) == 0);
     direct.for_each_element([&](int x, int y) { REQUIRE(direct(x, y) == through_argv(x, y)); });
+}
+
+TEST_CASE("a library for several targets runs on this machine and matches C++") {
+    std::mt19937 rng(7);
+    const int n = 1001;
+    Buffer<float> x(n), y(n), out(n);
+    std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
+    x.for_each_value([&](float& v) { v = dist(rng); });
+    y.for_each_value([&](float& v) { v = dist(rng); });
+    REQUIRE(saxpy(0.75f, x, y, out) == 0);
+    for (int i = 0; i < n; i++) REQUIRE(out(i) == 0.75f * x(i) + y(i));
+    // The library asks the runtime which variant this CPU can run; the baseline always can.
+    CHECK(tessera_can_use_target_features(0) == 1);
 }

@@ -60,6 +60,20 @@ void copy_rounded_up(const std::string& dir) {
     f.compile_to_static_library(dir + "/copy_rounded_up", {input}, "copy_rounded_up");
 }
 
+// One library with code for three x86-64 machines, most capable first; it runs on any of them.
+void saxpy_multitarget(const std::string& dir) {
+    ImageParam x_in(Float(32), 1, "x_in"), y_in(Float(32), 1, "y_in");
+    Param<float> a("a");
+    Func f("saxpy");
+    Var i("i");
+    f(i) = a * x_in(i) + y_in(i);
+    f.vectorize(i, 16, TailStrategy::GuardWithIf);
+    Pipeline(f).compile_to_multitarget_static_library(
+        dir + "/saxpy", {a, x_in, y_in},
+        {Target("x86-64-linux-sse41-avx-avx2-fma-avx512-avx512_skylake"), Target("x86-64-linux-sse41-avx-avx2-fma"),
+         Target("x86-64-linux")});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,5 +86,6 @@ int main(int argc, char** argv) {
     apply_lut(dir);
     row_stats(dir);
     copy_rounded_up(dir);
+    saxpy_multitarget(dir);
     return 0;
 }
