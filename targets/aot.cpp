@@ -20,16 +20,48 @@
 namespace tessera::targets {
 namespace {
 
-// Every function in one module, optimized for the target.
-std::unique_ptr<llvm::Module> build_module(const std::vector<AotFunction>& functions, llvm::LLVMContext& context,
-                                           const CpuTarget& cpu, llvm::TargetMachine& machine) {
-    TESSERA_INTERNAL_CHECK(!functions.empty()) << "ahead-of-time compilation of no function";
-    std::unique_ptr<llvm::Module> module = aot_module(functions[0], context, cpu);
-    for (size_t i = 1; i < functions.size(); i++) {
-        TESSERA_INTERNAL_CHECK(!llvm::Linker::linkModules(*module, aot_module(functions[i], context, cpu)))
-            << "cannot link the code of " << functions[i].name << " with " << functions[0].name;
+// A module with f for one target, optimized for it.
+std::unique_ptr<llvm::Module> build_variant(const AotFunction& f, llvm::LLVMContext& context, const Target& target) {
+    const CpuTarget cpu = cpu_target_for(target);
+    std::unique_ptr<llvm::TargetMachine> machine = cpu.create_target_machine();
+    std::unique_ptr<llvm::Module> module = aot_module(f, context, cpu);
+    CpuTarget::optimize(*module, *machine);
+    return module;
+}
+
+void check_one_machine(const std::vector<Target>& targets) {
+    TESSERA_INTERNAL_CHECK(!targets.empty()) << "ahead-of-time compilation for no target";
+    for (const Target& t : targets) {
+        TESSERA_USER_CHECK(t.arch == targets[0].arch && t.bits == targets[0].bits && t.os == targets[0].os &&
+                           t.has_feature(Target::NoRuntime) == targets[0].has_feature(Target::NoRuntime))
+            << "the targets " << targets[0].to_string() << " and " << t.to_string()
+            << " of one library differ in architecture, word size, operating system or no_runtime; a library "
+               "holds code for one kind of machine, with only its instruction-set features varying.";
     }
-    CpuTarget::optimize(*module, machine);
+}
+
+// f for each target, behind entry points that pick the first target the CPU supports.
+std::unique_ptr<llvm::Module> build_multitarget(const AotFunction& f, llvm::LLVMContext& context,
+                                                const std::vector<Target>& targets) {
+    std::unique_ptr<llvm::Module> module;
+    std::vector<AotVariant> variants;
+    for (size_t i = 0; i < targets.size(); i++) {
+        AotFunction variant = f;
+        variant.name = f.name + "_variant" + std::to_string(i);
+        variant.body.name = variant.name + ".body";
+        std::unique_ptr<llvm::Module> code = build_variant(variant, context, targets[i]);
+        if (!module) {
+            module = std::move(code);
+        } else {
+            TESSERA_INTERNAL_CHECK(!llvm::Linker::linkModules(*module, std::move(code)))
+                << "cannot link the code of " << f.name << " for " << targets[i].to_string();
+        }
+        uint64_t features = 0;
+        for (int feature = 0; feature < Target::NoRuntime; feature++)
+            if (targets[i].has_feature(Target::Feature(feature))) features |= uint64_t(1) << feature;
+        variants.push_back({variant.name, features});
+    }
+    add_dispatcher(*module, f, variants);
     return module;
 }
 
@@ -53,11 +85,14 @@ void write_file(const std::string& path, const std::string& contents) {
 
 }  // namespace
 
-void compile_ahead_of_time(const std::vector<AotFunction>& functions, const Target& target, const AotFiles& files) {
-    const CpuTarget cpu = cpu_target_for(target);
-    std::unique_ptr<llvm::TargetMachine> machine = cpu.create_target_machine();
+void compile_ahead_of_time(const AotFunction& f, const std::vector<Target>& targets, const AotFiles& files) {
+    check_one_machine(targets);
     llvm::LLVMContext context;
-    std::unique_ptr<llvm::Module> module = build_module(functions, context, cpu, *machine);
+    std::unique_ptr<llvm::Module> module =
+        targets.size() == 1 ? build_variant(f, context, targets[0]) : build_multitarget(f, context, targets);
+    // Machine code comes from the last target's machine: each function carries its own target's
+    // CPU and features, and the last target is the one every CPU the library runs on has.
+    std::unique_ptr<llvm::TargetMachine> machine = cpu_target_for(targets.back()).create_target_machine();
 
     if (!files.llvm_assembly.empty()) {
         std::string text;
@@ -71,15 +106,14 @@ void compile_ahead_of_time(const std::vector<AotFunction>& functions, const Targ
         llvm::WriteBitcodeToFile(*module, out);
         write_file(files.bitcode, out.str());
     }
-    // Each code generation consumes the module's machine functions, so objects and assembly are
-    // generated from copies.
+    // Code generation changes the module, so objects and assembly are generated from copies.
     if (!files.assembly.empty())
-        write_file(files.assembly, machine_code(*llvm::CloneModule(*module), *machine, llvm::CodeGenFileType::AssemblyFile));
+        write_file(files.assembly,
+                   machine_code(*llvm::CloneModule(*module), *machine, llvm::CodeGenFileType::AssemblyFile));
     if (!files.object.empty() || !files.static_library.empty()) {
         const std::string object = machine_code(*module, *machine, llvm::CodeGenFileType::ObjectFile);
         if (!files.object.empty()) write_file(files.object, object);
-        if (!files.static_library.empty())
-            write_static_library(files.static_library, functions[0].name + ".o", object, target);
+        if (!files.static_library.empty()) write_static_library(files.static_library, f.name + ".o", object, targets[0]);
     }
 }
 

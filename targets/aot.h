@@ -46,14 +46,16 @@ struct AotFiles {
     std::string object, assembly, llvm_assembly, bitcode, static_library;
 };
 
-// Generates and optimizes the code of each function for target (each a separate object), then
-// writes the requested files. A static library holds the objects and, unless the target has
-// no_runtime, the runtime. Throws CompileError when a file cannot be written or the runtime does
-// not exist for the target's machine.
-void compile_ahead_of_time(const std::vector<AotFunction>& functions, const Target& target, const AotFiles& files);
+// Generates and optimizes the code of f for each target, then writes the requested files. With
+// several targets (all of one architecture and OS), f's entry points run the code of the first
+// target whose instruction-set features the running CPU has; the last is the fallback and is taken
+// without asking. A static library holds the code and, unless the targets have no_runtime, the
+// runtime. Throws CompileError when a file cannot be written, the targets disagree on the machine,
+// or the runtime does not exist for it.
+void compile_ahead_of_time(const AotFunction& f, const std::vector<Target>& targets, const AotFiles& files);
 
-// The C header declaring the functions: includes <tessera/runtime.h> and is usable from C and C++.
-std::string c_header(const std::vector<AotFunction>& functions, const std::string& guard_name);
+// The C header declaring f: includes <tessera/runtime.h> and is usable from C and C++.
+std::string c_header(const AotFunction& f);
 
 // The C spelling of a scalar type ("float", "uint16_t", "bool"), for headers.
 std::string c_type_name(Type t);

@@ -171,7 +171,51 @@ private:
     std::vector<llvm::Constant*> constants_;
 };
 
+// Builds `name` (and name_argv) to forward its arguments to the first variant the CPU supports.
+void build_dispatch(llvm::Module& module, const std::string& name, const std::vector<AotVariant>& variants,
+                    const std::string& variant_suffix) {
+    llvm::LLVMContext& context = module.getContext();
+    llvm::IRBuilder<> builder(context);
+    llvm::Function* fallback = module.getFunction(variants.back().name + variant_suffix);
+    TESSERA_INTERNAL_CHECK(fallback) << "the variant " << variants.back().name << variant_suffix << " is missing";
+    llvm::Function* fn =
+        llvm::Function::Create(fallback->getFunctionType(), llvm::Function::ExternalLinkage, name, module);
+    fn->copyAttributesFrom(fallback);
+    fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
+    std::vector<llvm::Value*> args;
+    for (llvm::Argument& a : fn->args()) args.push_back(&a);
+    llvm::FunctionCallee can_use = module.getOrInsertFunction(
+        "tessera_can_use_target_features", builder.getInt32Ty(), builder.getInt64Ty());
+
+    builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", fn));
+    for (size_t i = 0; i < variants.size(); i++) {
+        llvm::Function* variant = module.getFunction(variants[i].name + variant_suffix);
+        TESSERA_INTERNAL_CHECK(variant) << "the variant " << variants[i].name << variant_suffix << " is missing";
+        variant->setLinkage(llvm::GlobalValue::InternalLinkage);
+        const bool last = i + 1 == variants.size();
+        llvm::BasicBlock* next = last ? nullptr : llvm::BasicBlock::Create(context, "not_" + variants[i].name, fn);
+        if (!last) {
+            llvm::BasicBlock* run = llvm::BasicBlock::Create(context, "run_" + variants[i].name, fn);
+            llvm::Value* ok = builder.CreateCall(can_use, {builder.getInt64(variants[i].features)});
+            builder.CreateCondBr(builder.CreateICmpNE(ok, builder.getInt32(0)), run, next);
+            builder.SetInsertPoint(run);
+        }
+        builder.CreateRet(builder.CreateCall(variant, args));
+        if (next) builder.SetInsertPoint(next);
+    }
+}
+
 }  // namespace
+
+void add_dispatcher(llvm::Module& module, const AotFunction& f, const std::vector<AotVariant>& variants) {
+    TESSERA_INTERNAL_CHECK(!variants.empty()) << "a multi-target function without variants";
+    build_dispatch(module, f.name, variants, "");
+    build_dispatch(module, f.name + "_argv", variants, "_argv");
+    std::string problems;
+    llvm::raw_string_ostream out(problems);
+    TESSERA_INTERNAL_CHECK(!llvm::verifyModule(module, &out)) << "invalid dispatch code for " << f.name << ":\n"
+                                                              << out.str();
+}
 
 std::unique_ptr<llvm::Module> aot_module(const AotFunction& f, llvm::LLVMContext& context, const CpuTarget& target) {
     TESSERA_INTERNAL_CHECK(f.bindings.size() == f.body.args.size())

@@ -22,9 +22,9 @@ std::string c_type_name(Type t) {
     return "void";
 }
 
-std::string c_header(const std::vector<AotFunction>& functions, const std::string& guard_name) {
+std::string c_header(const AotFunction& f) {
     std::string guard = "TESSERA_GENERATED_";
-    for (char c : guard_name) guard += std::isalnum(static_cast<unsigned char>(c)) ? char(std::toupper(c)) : '_';
+    for (char c : f.name) guard += std::isalnum(static_cast<unsigned char>(c)) ? char(std::toupper(c)) : '_';
     guard += "_H";
 
     std::ostringstream h;
@@ -33,17 +33,15 @@ std::string c_header(const std::vector<AotFunction>& functions, const std::strin
       << "#ifndef " << guard << "\n#define " << guard << "\n\n"
       << "#include <stdbool.h>\n#include <stdint.h>\n\n#include <tessera/runtime.h>\n\n"
       << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
-    for (const AotFunction& f : functions) {
-        h << "int " << f.name << "(";
-        for (size_t i = 0; i < f.args.size(); i++) {
-            const AotArgument& a = f.args[i];
-            h << (i ? ", " : "") << (a.is_buffer ? "tessera_buffer_t*" : c_type_name(a.type)) << " " << a.name;
-        }
-        if (f.args.empty()) h << "void";
-        h << ");\n";
-        h << "/* The same, with args[i] the i-th argument's tessera_buffer_t* or the address of its value. */\n"
-          << "int " << f.name << "_argv(void** args);\n\n";
+    h << "int " << f.name << "(";
+    for (size_t i = 0; i < f.args.size(); i++) {
+        const AotArgument& a = f.args[i];
+        h << (i ? ", " : "") << (a.is_buffer ? "tessera_buffer_t*" : c_type_name(a.type)) << " " << a.name;
     }
+    if (f.args.empty()) h << "void";
+    h << ");\n";
+    h << "/* The same, with args[i] the i-th argument's tessera_buffer_t* or the address of its value. */\n"
+      << "int " << f.name << "_argv(void** args);\n\n";
     h << "#ifdef __cplusplus\n}  /* extern \"C\" */\n#endif\n\n#endif /* " << guard << " */\n";
     return h.str();
 }

@@ -145,6 +145,7 @@ private:
         define("tessera_set_error_handler", &tessera_set_error_handler);
         define("tessera_set_custom_allocator", &tessera_set_custom_allocator);
         define("tessera_set_num_threads", &tessera_set_num_threads);
+        define("tessera_can_use_target_features", &tessera_can_use_target_features);
         llvm::Error error = runtime_->define(llvm::orc::absoluteSymbols(std::move(symbols)));
         TESSERA_INTERNAL_CHECK(!error)
             << "cannot define the runtime's symbols: " << llvm::toString(std::move(error));

@@ -7,6 +7,7 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include "targets/cpu_target.h"
+#include "tessera/runtime.h"
 #include "tessera/target.h"
 #include "util/error_stream.h"
 
@@ -14,6 +15,11 @@ namespace tessera {
 namespace {
 
 using Feature = Target::Feature;
+
+// A multi-target library asks the runtime about features by their Target numbers.
+static_assert(int(Target::SSE41) == tessera_feature_sse41 && int(Target::AVX2) == tessera_feature_avx2 &&
+              int(Target::AVX512_Skylake) == tessera_feature_avx512_skylake &&
+              int(Target::AVXVNNI) == tessera_feature_avxvnni);
 
 // The LLVM features each x86 target feature turns on.
 std::vector<std::string> x86_llvm_features(Feature f) {

@@ -96,6 +96,11 @@ public:
     void compile_to_static_library(const std::string& filename_prefix, const std::vector<Argument>& args,
                                    const std::string& fn_name = "",
                                    const Target& target = get_target_from_environment());
+    // One library with code for each target, all of one architecture and OS, most capable first:
+    // the function (named after the file) runs the first whose features the CPU has, the last
+    // without asking.
+    void compile_to_multitarget_static_library(const std::string& filename_prefix, const std::vector<Argument>& args,
+                                               const std::vector<Target>& targets);
     void compile_to_object(const std::string& filename, const std::vector<Argument>& args,
                            const std::string& fn_name = "", const Target& target = get_target_from_environment());
     void compile_to_header(const std::string& filename, const std::vector<Argument>& args,

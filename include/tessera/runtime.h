@@ -98,6 +98,26 @@ typedef int32_t (*tessera_task_t)(void* user_context, int32_t index, uint8_t* cl
 int32_t tessera_do_par_for(void* user_context, tessera_task_t task, int32_t min, int32_t extent,
                            uint8_t* closure);
 
+/* Instruction-set features, numbered as tessera::Target::Feature numbers them. A library compiled
+ * for several targets calls tessera_can_use_target_features to pick the first whose features this
+ * CPU has. */
+typedef enum tessera_target_feature_t {
+    tessera_feature_sse41 = 0,
+    tessera_feature_avx,
+    tessera_feature_avx2,
+    tessera_feature_fma,
+    tessera_feature_f16c,
+    tessera_feature_avx512,
+    tessera_feature_avx512_skylake,
+    tessera_feature_avx512_cannonlake,
+    tessera_feature_avx512_sapphirerapids,
+    tessera_feature_avx512_vnni,
+    tessera_feature_avx512_bf16,
+    tessera_feature_avxvnni
+} tessera_target_feature_t;
+/* Nonzero when the running CPU has every feature whose bit (1 << tessera_target_feature_t) is set. */
+int32_t tessera_can_use_target_features(uint64_t features);
+
 #ifdef __cplusplus
 }
 #endif

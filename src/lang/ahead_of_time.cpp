@@ -114,7 +114,9 @@ void compile_ahead_of_time(const Pipeline& pipeline, const AheadOfTimeRequest& r
     TESSERA_USER_CHECK(is_c_identifier(request.function_name))
         << "the function name \"" << request.function_name
         << "\" is not a C identifier (letters, digits and _, not starting with a digit). Pass another fn_name.";
-    const Target target = request.target.defined() ? request.target : get_host_target();
+    std::vector<Target> targets;
+    for (const Target& t : request.targets) targets.push_back(t.defined() ? t : get_host_target());
+    if (targets.empty()) targets.push_back(get_host_target());
 
     std::vector<std::shared_ptr<FunctionContents>> outputs;
     for (const Func& f : pipeline.outputs()) outputs.push_back(f.function());
@@ -130,14 +132,14 @@ void compile_ahead_of_time(const Pipeline& pipeline, const AheadOfTimeRequest& r
             case OutputFileType::llvm_assembly: files.llvm_assembly = path; break;
             case OutputFileType::bitcode: files.bitcode = path; break;
             case OutputFileType::static_library: files.static_library = path; break;
-            case OutputFileType::c_header: write_text(path, targets::c_header({function}, request.function_name)); break;
+            case OutputFileType::c_header: write_text(path, targets::c_header(function)); break;
             case OutputFileType::stmt: write_text(path, ir::to_string(lowered.function.body)); break;
             case OutputFileType::stmt_html: write_text(path, html_escaped(ir::to_string(lowered.function.body))); break;
         }
     }
     if (!files.object.empty() || !files.assembly.empty() || !files.llvm_assembly.empty() || !files.bitcode.empty() ||
         !files.static_library.empty())
-        targets::compile_ahead_of_time({function}, target, files);
+        targets::compile_ahead_of_time(function, targets, files);
 }
 
 }  // namespace tessera::lang

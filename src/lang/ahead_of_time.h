@@ -18,7 +18,10 @@ struct AheadOfTimeRequest {
     // values in order). Empty: the names of the output Funcs (f, or f_0, f_1... for Tuples).
     std::vector<std::string> output_names;
     std::string function_name;
-    Target target;
+    // The machines the code is for: one, or several of one architecture and OS with different
+    // instruction-set features, most capable first; the function then runs the first the CPU
+    // supports, the last without asking. An undefined Target means the host.
+    std::vector<Target> targets;
 };
 
 // Lowers the pipeline once and writes every requested file. Throws CompileError naming what is

@@ -1,6 +1,9 @@
 // Pipeline's and Func's ahead-of-time entry points, each a request to compile_ahead_of_time.
 
+#include <filesystem>
+
 #include "lang/ahead_of_time.h"
+#include "util/error_stream.h"
 #include "tessera/func.h"
 #include "tessera/pipeline.h"
 
@@ -13,7 +16,7 @@ void compile_files(const Pipeline& p, std::map<OutputFileType, std::string> file
     request.files = std::move(files);
     request.inputs = args;
     request.function_name = fn_name.empty() ? p.outputs()[0].name() : fn_name;
-    request.target = target;
+    request.targets = {target};
     lang::compile_ahead_of_time(p, request);
 }
 
@@ -22,6 +25,20 @@ void compile_files(const Pipeline& p, std::map<OutputFileType, std::string> file
 void Pipeline::compile_to(const std::map<OutputFileType, std::string>& output_files, const std::vector<Argument>& args,
                           const std::string& fn_name, const Target& target) {
     compile_files(*this, output_files, args, fn_name, target);
+}
+
+void Pipeline::compile_to_multitarget_static_library(const std::string& filename_prefix,
+                                                     const std::vector<Argument>& args,
+                                                     const std::vector<Target>& targets) {
+    TESSERA_USER_CHECK(!targets.empty()) << "compile_to_multitarget_static_library needs at least one target.";
+    lang::AheadOfTimeRequest request;
+    request.files = {{OutputFileType::static_library, filename_prefix + ".a"},
+                     {OutputFileType::c_header, filename_prefix + ".h"}};
+    request.inputs = args;
+    // As in Halide, the function is named after the file.
+    request.function_name = std::filesystem::path(filename_prefix).filename().string();
+    request.targets = targets;
+    lang::compile_ahead_of_time(*this, request);
 }
 
 void Pipeline::compile_to_static_library(const std::string& filename_prefix, const std::vector<Argument>& args,

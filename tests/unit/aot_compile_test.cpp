@@ -157,3 +157,24 @@ TEST_CASE("a static library for another machine needs no_runtime, since the runt
                                   Target("arm-64-linux-no_runtime"));
     CHECK(fs::exists(dir / "arm.a"));
 }
+
+TEST_CASE("the targets of one library must be one kind of machine") {
+    const fs::path dir = scratch_dir("multitarget");
+    Brighten b;
+    CHECK_THROWS_WITH_AS(Pipeline(b.f).compile_to_multitarget_static_library(
+                             (dir / "brighten").string(), {b.input, b.gain},
+                             {Target("arm-64-linux-no_runtime"), Target("x86-64-linux-no_runtime")}),
+                         doctest::Contains("differ in architecture"), CompileError);
+    Pipeline(b.f).compile_to_multitarget_static_library((dir / "brighten").string(), {b.input, b.gain},
+                                                        {Target("x86-64-linux-avx2"), Target("x86-64-linux")});
+    CHECK(read_file(dir / "brighten.h").find("int brighten(tessera_buffer_t* input, float gain") != std::string::npos);
+}
+
+TEST_CASE("the runtime's CPU query agrees with the host target") {
+    const Target host = get_host_target();
+    for (int f = 0; f < Target::NoRuntime; f++) {
+        CAPTURE(Target::feature_name(Target::Feature(f)));
+        if (host.arch == Target::X86)
+            CHECK(tessera_can_use_target_features(uint64_t(1) << f) == int(host.has_feature(Target::Feature(f))));
+    }
+}
