@@ -54,8 +54,8 @@ function(add_tessera_library name)
   if(NOT ARG_TARGETS)
     set(ARG_TARGETS host)
   endif()
-  # Several targets are passed as Halide passes them, comma-separated; the driver says whether it
-  # can make one library of them.
+  # Several targets (one kind of machine, most capable first) make one library that runs the first
+  # the CPU supports; the driver takes them as Halide's does, comma-separated.
   list(JOIN ARG_TARGETS "," target_string)
 
   set(dir "${CMAKE_CURRENT_BINARY_DIR}")

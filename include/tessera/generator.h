@@ -381,6 +381,9 @@ public:
     bool built() const { return built_; }
     // The Pipeline of the Outputs, in declaration order (building first if need be).
     Pipeline build_pipeline();
+    // Builds, then runs the Pipeline of the Outputs through the JIT (set the Inputs first).
+    Realization realize(std::vector<int32_t> sizes) { return build_pipeline().realize(std::move(sizes)); }
+    void realize(Realization outputs) { build_pipeline().realize(std::move(outputs)); }
 
     // What the driver needs. The registered name ("" for a generator not made by the registry).
     const std::string& generator_name() const { return generator_name_; }
@@ -421,6 +424,7 @@ private:
     std::string generator_name_;
     bool built_ = false;
     std::string build_error_;  // why build() failed, if it did
+    Pipeline pipeline_;         // made once, so that the JIT compiles it once
     // Marks this generator as the one whose members are being constructed, before any member is.
     struct ConstructionScope {
         ConstructionScope(GeneratorBase* generator, size_t size);
@@ -495,7 +499,9 @@ public:
 //   -e <list>      what to write, comma-separated: static_library, h (c_header), o (object),
 //                  assembly, llvm_assembly, bitcode, stmt, stmt_html (default static_library,h)
 //   -l             list the registered generators;  -h  help
-//   target=<target> <param>=<value> ...
+//   target=<target>[,<target>...] <param>=<value> ...
+// Several targets (one kind of machine, most capable first) make one library that runs the first
+// the CPU supports; the generator is built once, for the first.
 // Returns 0, or 1 after printing one message to stderr.
 int generator_main(int argc, char** argv);
 

@@ -138,7 +138,8 @@ void GeneratorBase::build() {
 
 Pipeline GeneratorBase::build_pipeline() {
     build();
-    return Pipeline(output_funcs());
+    if (!pipeline_.defined()) pipeline_ = Pipeline(output_funcs());
+    return pipeline_;
 }
 
 std::vector<std::pair<std::string, std::string>> GeneratorBase::generator_param_values() const {

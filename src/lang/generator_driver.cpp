@@ -29,7 +29,8 @@ const char* const usage_text =
     "      bitcode, stmt, stmt_html (default: static_library,h)\n"
     "  -l  list the registered generators\n"
     "  -h  this help\n"
-    "  target=<target>  e.g. host, x86-64-linux-avx2-fma (default: host)\n"
+    "  target=<target>  e.g. host, x86-64-linux-avx2-fma (default: host); several, comma-separated\n"
+    "                   and most capable first, make one library that picks the first the CPU has\n"
     "  <param>=<value>  sets a GeneratorParam of the generator\n";
 
 struct FileKind {
@@ -133,17 +134,17 @@ std::string chosen_generator(const CommandLine& cl) {
     return names[0];
 }
 
-Target chosen_target(std::map<std::string, std::string>& params) {
+// target=a,b,...: the targets of one library, most capable first (see AheadOfTimeRequest); host
+// when there is no target=.
+std::vector<Target> chosen_targets(std::map<std::string, std::string>& params) {
     auto it = params.find("target");
-    if (it == params.end()) return get_host_target();
+    if (it == params.end()) return {get_host_target()};
     const std::string text = it->second;
     params.erase(it);
-    // One target per run: several (a multi-target library that picks one at run time) need
-    // compile_ahead_of_time to support them.
-    TESSERA_USER_CHECK(text.find(',') == std::string::npos)
-        << "target=" << text
-        << ": only one target at a time is supported for now; run the generator once per target.";
-    return lang::parse_generator_target("target", text);
+    std::vector<Target> targets;
+    for (const std::string& part : split_commas(text))
+        targets.push_back(lang::parse_generator_target("target", part));
+    return targets;
 }
 
 void run(const CommandLine& cl) {
@@ -151,7 +152,7 @@ void run(const CommandLine& cl) {
         << "-o <output directory> is required. Run with -h for the usage.";
     const std::string generator_name = chosen_generator(cl);
     std::map<std::string, std::string> params = cl.params;
-    const Target target = chosen_target(params);
+    const std::vector<Target> targets = chosen_targets(params);
 
     lang::AheadOfTimeRequest request;
     request.function_name = cl.function_name.empty() ? generator_name : cl.function_name;
@@ -159,10 +160,12 @@ void run(const CommandLine& cl) {
         << "-f " << request.function_name
         << ": the function name must be a C identifier (letters, digits and _, not starting with a digit).";
     request.files = output_files(cl, cl.file_base.empty() ? request.function_name : cl.file_base);
-    request.target = target;
+    request.targets = targets;
 
+    // The pipeline is lowered once for all the targets, so the generator is built once, for the
+    // first (the most capable): get_target() and natural_vector_size() answer for it.
     std::unique_ptr<GeneratorBase> generator =
-        GeneratorRegistry::create(generator_name, GeneratorContext(target));
+        GeneratorRegistry::create(generator_name, GeneratorContext(targets.front()));
     generator->set_generator_param_values(params);
     Pipeline pipeline = generator->build_pipeline();
     request.inputs = generator->input_arguments();

@@ -14,6 +14,9 @@
 #include "gen_blur.h"
 #include "gen_blur_default.h"
 #include "gen_scale.h"
+#ifdef TESSERA_TEST_MULTITARGET
+#include "gen_blur_multitarget.h"
+#endif
 
 namespace {
 
@@ -80,6 +83,22 @@ TEST_CASE("a blur generated with radius=2 and one with the default radius match 
         }
     }
 }
+
+#ifdef TESSERA_TEST_MULTITARGET
+TEST_CASE("a library for several targets gives what the library for the host gives") {
+    const int width = 45, height = 19;
+    std::mt19937 rng(11);
+    Image<uint16_t> in({width, height});
+    for (uint16_t& v : in.data) v = uint16_t(rng() % 60000);
+    Image<uint16_t> host({width, height}), multi({width, height});
+    REQUIRE(gen_blur(in.raw(), 1.25f, host.raw()) == 0);
+    REQUIRE(gen_blur_multitarget(in.raw(), 1.25f, multi.raw()) == 0);
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++)
+            CHECK_MESSAGE(std::abs(int(multi(x, y)) - int(blurred(in, x, y, 2, 1.25f))) <= 1,
+                          "at (" << x << ", " << y << ")");
+}
+#endif
 
 TEST_CASE("a generator's function name, Outputs in order, and an Output assigned a Func") {
     const int n = 29;

@@ -386,6 +386,9 @@ TEST_CASE("an Output assigned a Func computes that Func and keeps its own name")
     g->input.set(in);
     Buffer<int32_t> out = p.realize({37});
     for (int i = 0; i < 37; i++) CHECK_MESSAGE(out(i) == (i * i - 100) * 2 - 5, "at x = " << i);
+    // The generator realizes its own Pipeline too, the one build_pipeline() returned.
+    Buffer<int32_t> again = g->realize({37});
+    for (int i = 0; i < 37; i++) CHECK(again(i) == out(i));
 }
 
 TEST_CASE("a generator runs through the JIT and matches plain C++") {
@@ -543,6 +546,18 @@ TEST_CASE("the driver writes the files asked for, with the generator's C signatu
     CHECK_FALSE(fs::exists(dir / "blur_2x.s"));
 }
 
+TEST_CASE("the driver writes one library for several targets, built for the first") {
+    const fs::path dir = scratch_dir("multitarget");
+    DriverResult r =
+        run_driver({"-g", "blur", "-o", dir.string(), "-e", "static_library,h",
+                    "target=x86-64-linux-avx512-avx512_skylake,x86-64-linux-avx2-fma,x86-64-linux"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(read_file(dir / "blur.a").substr(0, 8) == "!<arch>\n");
+    CHECK(contains(read_file(dir / "blur.h"),
+                   "int blur(tessera_buffer_t* input, float gain, tessera_buffer_t* output);"));
+}
+
 TEST_CASE("the driver names files after -n and writes every kind of file") {
     const fs::path dir = scratch_dir("kinds");
     DriverResult r = run_driver({"-g", "order", "-o", dir.string(), "-n", "base", "-e",
@@ -599,7 +614,8 @@ TEST_CASE("the driver refuses bad command lines with one message and status 1") 
     refused({"-g", "blur", "-o", dir, "radius=30"}, "30 is out of range: it must be in [1, 8]");
     refused({"-g", "blur", "-o", dir, "radius=three"}, "cannot parse \"three\" as int32");
     refused({"-g", "blur", "-o", dir, "auto_schedule=true"}, "no automatic scheduler");
-    refused({"-g", "blur", "-o", dir, "target=host,arm-64-linux"}, "only one target at a time is supported");
+    refused({"-g", "blur", "-o", dir, "target=x86-64-linux-avx2,arm-64-linux"},
+            "differ in architecture, word size, operating system or no_runtime");
     refused({"-g", "blur", "-o", dir, "target=sparc-64-linux"}, "\"sparc-64-linux\" is not a target");
     refused({"-g", "blur", "-o", dir, "-e", "h,cpp_stub"}, "-e: unknown kind of file 'cpp_stub'");
     refused({"-g", "blur", "-o", dir, "-f", "not-a-name"},
