@@ -21,7 +21,8 @@ namespace tessera::targets {
 namespace {
 
 // A module with f for one target, optimized for it.
-std::unique_ptr<llvm::Module> build_variant(const AotFunction& f, llvm::LLVMContext& context, const Target& target) {
+std::unique_ptr<llvm::Module> build_variant(const AotFunction& f, llvm::LLVMContext& context,
+                                            const Target& target) {
     const CpuTarget cpu = cpu_target_for(target);
     std::unique_ptr<llvm::TargetMachine> machine = cpu.create_target_machine();
     std::unique_ptr<llvm::Module> module = aot_module(f, context, cpu);
@@ -70,8 +71,8 @@ std::string machine_code(llvm::Module& module, llvm::TargetMachine& machine, llv
     llvm::raw_svector_ostream out(buffer);
     llvm::legacy::PassManager passes;
     TESSERA_INTERNAL_CHECK(!machine.addPassesToEmitFile(passes, out, nullptr, type))
-        << "LLVM cannot emit " << (type == llvm::CodeGenFileType::ObjectFile ? "objects" : "assembly") << " for "
-        << machine.getTargetTriple().str();
+        << "LLVM cannot emit " << (type == llvm::CodeGenFileType::ObjectFile ? "objects" : "assembly")
+        << " for " << machine.getTargetTriple().str();
     passes.run(module);
     return std::string(buffer.begin(), buffer.end());
 }
@@ -80,7 +81,8 @@ void write_file(const std::string& path, const std::string& contents) {
     std::ofstream out(path, std::ios::binary);
     out.write(contents.data(), std::streamsize(contents.size()));
     out.close();
-    TESSERA_USER_CHECK(out) << "cannot write " << path << ". Check that its directory exists and is writable.";
+    TESSERA_USER_CHECK(out) << "cannot write " << path
+                            << ". Check that its directory exists and is writable.";
 }
 
 }  // namespace
@@ -113,7 +115,8 @@ void compile_ahead_of_time(const AotFunction& f, const std::vector<Target>& targ
     if (!files.object.empty() || !files.static_library.empty()) {
         const std::string object = machine_code(*module, *machine, llvm::CodeGenFileType::ObjectFile);
         if (!files.object.empty()) write_file(files.object, object);
-        if (!files.static_library.empty()) write_static_library(files.static_library, f.name + ".o", object, targets[0]);
+        if (!files.static_library.empty())
+            write_static_library(files.static_library, f.name + ".o", object, targets[0]);
     }
 }
 

@@ -30,15 +30,15 @@ struct AotArgument {
 // What one argument of the lowered function receives: an argument of the C function, or a buffer
 // compiled into the code (an input Buffer the caller does not pass).
 struct AotBinding {
-    int argument = -1;                          // index into AotFunction::args, or -1
+    int argument = -1;                           // index into AotFunction::args, or -1
     const tessera_buffer_t* constant = nullptr;  // its contents are copied into the code
 };
 
 struct AotFunction {
-    std::string name;                   // the C symbol
-    std::vector<AotArgument> args;      // the caller's order: inputs, then outputs
-    LoweredFunction body;               // its arguments in lowering's order
-    std::vector<AotBinding> bindings;   // one per body.args
+    std::string name;                  // the C symbol
+    std::vector<AotArgument> args;     // the caller's order: inputs, then outputs
+    LoweredFunction body;              // its arguments in lowering's order
+    std::vector<AotBinding> bindings;  // one per body.args
 };
 
 // Files to write; an empty path is not written.

@@ -72,11 +72,14 @@ private:
     // int name(tessera_buffer_t* in, float alpha, ..., tessera_buffer_t* out)
     void build_c_entry(llvm::Function* body) {
         std::vector<llvm::Type*> params;
-        for (const AotArgument& a : f_.args) params.push_back(a.is_buffer ? builder_.getPtrTy() : scalar_type(a.type));
-        llvm::Function* fn = declare(f_.name, llvm::FunctionType::get(builder_.getInt32Ty(), params, false), body);
+        for (const AotArgument& a : f_.args)
+            params.push_back(a.is_buffer ? builder_.getPtrTy() : scalar_type(a.type));
+        llvm::Function* fn =
+            declare(f_.name, llvm::FunctionType::get(builder_.getInt32Ty(), params, false), body);
         for (size_t j = 0; j < f_.args.size(); j++) {
             fn->getArg(j)->setName(f_.args[j].name);
-            if (f_.args[j].type.is_bool() && !f_.args[j].is_buffer) fn->addParamAttr(j, llvm::Attribute::ZExt);
+            if (f_.args[j].type.is_bool() && !f_.args[j].is_buffer)
+                fn->addParamAttr(j, llvm::Attribute::ZExt);
         }
         // Scalars reach the body through memory, as the JIT passes them; bools as a byte.
         std::vector<llvm::Value*> scalar_slots(f_.args.size(), nullptr);
@@ -95,12 +98,14 @@ private:
 
     // int name_argv(void** args): a buffer's descriptor or a scalar's address per argument.
     void build_argv_entry(llvm::Function* body) {
-        llvm::Function* fn = declare(
-            f_.name + "_argv", llvm::FunctionType::get(builder_.getInt32Ty(), {builder_.getPtrTy()}, false), body);
+        llvm::Function* fn =
+            declare(f_.name + "_argv",
+                    llvm::FunctionType::get(builder_.getInt32Ty(), {builder_.getPtrTy()}, false), body);
         llvm::Value* argv = fn->getArg(0);
         argv->setName("argv");
         call_body(body, [&](size_t i) -> llvm::Value* {
-            llvm::Value* slot = builder_.CreateConstInBoundsGEP1_64(builder_.getPtrTy(), argv, f_.bindings[i].argument);
+            llvm::Value* slot =
+                builder_.CreateConstInBoundsGEP1_64(builder_.getPtrTy(), argv, f_.bindings[i].argument);
             return builder_.CreateLoad(builder_.getPtrTy(), slot);
         });
     }
@@ -127,17 +132,17 @@ private:
             std::memcpy(&bytes[size_t(i * element_bytes)], b.host + offset * element_bytes, element_bytes);
         }
         auto* data_init = llvm::ConstantDataArray::get(context_, bytes);
-        auto* data = new llvm::GlobalVariable(module_, data_init->getType(), true, llvm::GlobalValue::PrivateLinkage,
-                                              data_init, name + ".data");
+        auto* data = new llvm::GlobalVariable(module_, data_init->getType(), true,
+                                              llvm::GlobalValue::PrivateLinkage, data_init, name + ".data");
         data->setAlignment(llvm::Align(64));
 
         llvm::Type* i32 = builder_.getInt32Ty();
         llvm::StructType* dim_type = llvm::StructType::get(context_, {i32, i32, i32, i32});
         std::vector<llvm::Constant*> dim_values;
         for (const tessera_dimension_t& d : dims) {
-            dim_values.push_back(llvm::ConstantStruct::get(
-                dim_type, {builder_.getInt32(d.min), builder_.getInt32(d.extent), builder_.getInt32(d.stride),
-                           builder_.getInt32(0)}));
+            dim_values.push_back(
+                llvm::ConstantStruct::get(dim_type, {builder_.getInt32(d.min), builder_.getInt32(d.extent),
+                                                     builder_.getInt32(d.stride), builder_.getInt32(0)}));
         }
         auto* dims_array_type = llvm::ArrayType::get(dim_type, dim_values.size());
         auto* dims_global =
@@ -145,21 +150,21 @@ private:
                                      llvm::ConstantArray::get(dims_array_type, dim_values), name + ".dims");
 
         llvm::Type* ptr = builder_.getPtrTy();
-        llvm::StructType* type_type =
-            llvm::StructType::get(context_, {builder_.getInt8Ty(), builder_.getInt8Ty(), builder_.getInt16Ty()});
+        llvm::StructType* type_type = llvm::StructType::get(
+            context_, {builder_.getInt8Ty(), builder_.getInt8Ty(), builder_.getInt16Ty()});
         llvm::StructType* buffer_type = llvm::StructType::get(
             context_, {builder_.getInt64Ty(), ptr, ptr, builder_.getInt64Ty(), type_type, i32, ptr, ptr});
         llvm::Constant* null = llvm::ConstantPointerNull::get(builder_.getPtrTy());
-        llvm::Constant* fields[] = {
-            builder_.getInt64(0),
-            null,
-            data,
-            builder_.getInt64(0),
-            llvm::ConstantStruct::get(type_type, {builder_.getInt8(b.type.code), builder_.getInt8(b.type.bits),
-                                                  builder_.getInt16(b.type.lanes)}),
-            builder_.getInt32(b.dimensions),
-            dims_global,
-            null};
+        llvm::Constant* fields[] = {builder_.getInt64(0),
+                                    null,
+                                    data,
+                                    builder_.getInt64(0),
+                                    llvm::ConstantStruct::get(type_type, {builder_.getInt8(b.type.code),
+                                                                          builder_.getInt8(b.type.bits),
+                                                                          builder_.getInt16(b.type.lanes)}),
+                                    builder_.getInt32(b.dimensions),
+                                    dims_global,
+                                    null};
         return new llvm::GlobalVariable(module_, buffer_type, true, llvm::GlobalValue::PrivateLinkage,
                                         llvm::ConstantStruct::get(buffer_type, fields), name + ".buffer");
     }
@@ -177,23 +182,26 @@ void build_dispatch(llvm::Module& module, const std::string& name, const std::ve
     llvm::LLVMContext& context = module.getContext();
     llvm::IRBuilder<> builder(context);
     llvm::Function* fallback = module.getFunction(variants.back().name + variant_suffix);
-    TESSERA_INTERNAL_CHECK(fallback) << "the variant " << variants.back().name << variant_suffix << " is missing";
+    TESSERA_INTERNAL_CHECK(fallback) << "the variant " << variants.back().name << variant_suffix
+                                     << " is missing";
     llvm::Function* fn =
         llvm::Function::Create(fallback->getFunctionType(), llvm::Function::ExternalLinkage, name, module);
     fn->copyAttributesFrom(fallback);
     fn->setLinkage(llvm::GlobalValue::ExternalLinkage);
     std::vector<llvm::Value*> args;
     for (llvm::Argument& a : fn->args()) args.push_back(&a);
-    llvm::FunctionCallee can_use = module.getOrInsertFunction(
-        "tessera_can_use_target_features", builder.getInt32Ty(), builder.getInt64Ty());
+    llvm::FunctionCallee can_use = module.getOrInsertFunction("tessera_can_use_target_features",
+                                                              builder.getInt32Ty(), builder.getInt64Ty());
 
     builder.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", fn));
     for (size_t i = 0; i < variants.size(); i++) {
         llvm::Function* variant = module.getFunction(variants[i].name + variant_suffix);
-        TESSERA_INTERNAL_CHECK(variant) << "the variant " << variants[i].name << variant_suffix << " is missing";
+        TESSERA_INTERNAL_CHECK(variant)
+            << "the variant " << variants[i].name << variant_suffix << " is missing";
         variant->setLinkage(llvm::GlobalValue::InternalLinkage);
         const bool last = i + 1 == variants.size();
-        llvm::BasicBlock* next = last ? nullptr : llvm::BasicBlock::Create(context, "not_" + variants[i].name, fn);
+        llvm::BasicBlock* next =
+            last ? nullptr : llvm::BasicBlock::Create(context, "not_" + variants[i].name, fn);
         if (!last) {
             llvm::BasicBlock* run = llvm::BasicBlock::Create(context, "run_" + variants[i].name, fn);
             llvm::Value* ok = builder.CreateCall(can_use, {builder.getInt64(variants[i].features)});
@@ -213,11 +221,13 @@ void add_dispatcher(llvm::Module& module, const AotFunction& f, const std::vecto
     build_dispatch(module, f.name + "_argv", variants, "_argv");
     std::string problems;
     llvm::raw_string_ostream out(problems);
-    TESSERA_INTERNAL_CHECK(!llvm::verifyModule(module, &out)) << "invalid dispatch code for " << f.name << ":\n"
-                                                              << out.str();
+    TESSERA_INTERNAL_CHECK(!llvm::verifyModule(module, &out))
+        << "invalid dispatch code for " << f.name << ":\n"
+        << out.str();
 }
 
-std::unique_ptr<llvm::Module> aot_module(const AotFunction& f, llvm::LLVMContext& context, const CpuTarget& target) {
+std::unique_ptr<llvm::Module> aot_module(const AotFunction& f, llvm::LLVMContext& context,
+                                         const CpuTarget& target) {
     TESSERA_INTERNAL_CHECK(f.bindings.size() == f.body.args.size())
         << "every argument of " << f.name << "'s code needs a binding";
     std::unique_ptr<llvm::Module> module = codegen_llvm(f.body, context, target);

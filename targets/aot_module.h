@@ -17,7 +17,8 @@ class Module;
 namespace tessera::targets {
 
 // f.body.name must differ from f.name and f.name + "_argv"; the body becomes internal.
-std::unique_ptr<llvm::Module> aot_module(const AotFunction& f, llvm::LLVMContext& context, const CpuTarget& target);
+std::unique_ptr<llvm::Module> aot_module(const AotFunction& f, llvm::LLVMContext& context,
+                                         const CpuTarget& target);
 
 // One target's code of a multi-target function: the entry points name and name + "_argv", which
 // run when the CPU has every feature in the mask (bit i: Target::Feature i).

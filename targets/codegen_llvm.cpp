@@ -66,7 +66,8 @@ std::unique_ptr<llvm::Module> CodeGenLLVM::compile(const LoweredFunction& f) {
             // The host pointer is read here, before the checks; a null descriptor (which the
             // checks report) reads it from an empty one, so that the null check is not optimized
             // away as unreachable.
-            llvm::Value* readable = builder_.CreateSelect(builder_.CreateIsNull(pointer), empty_buffer(), pointer);
+            llvm::Value* readable =
+                builder_.CreateSelect(builder_.CreateIsNull(pointer), empty_buffer(), pointer);
             llvm::Value* host_field = builder_.CreateStructGEP(buffer_type_, readable, 2);
             llvm::Value* host =
                 tag_access(builder_.CreateLoad(builder_.getPtrTy(), host_field), ".tessera_buffer_t");
@@ -91,8 +92,9 @@ std::unique_ptr<llvm::Module> CodeGenLLVM::compile(const LoweredFunction& f) {
 
 llvm::Constant* CodeGenLLVM::empty_buffer() {
     if (!empty_buffer_) {
-        empty_buffer_ = new llvm::GlobalVariable(*module_, buffer_type_, true, llvm::GlobalValue::PrivateLinkage,
-                                                 llvm::Constant::getNullValue(buffer_type_), "empty_buffer");
+        empty_buffer_ =
+            new llvm::GlobalVariable(*module_, buffer_type_, true, llvm::GlobalValue::PrivateLinkage,
+                                     llvm::Constant::getNullValue(buffer_type_), "empty_buffer");
     }
     return empty_buffer_;
 }

@@ -186,8 +186,8 @@ void check_runs_here(const Target& target) {
         if (target.has_feature(f) && !host.has_feature(f)) missing += " " + Target::feature_name(f);
     }
     TESSERA_USER_CHECK(fits && missing.empty())
-        << "cannot JIT-compile for the target " << target.to_string() << ": this machine is " << host.to_string()
-        << (missing.empty() ? "" : ", without" + missing)
+        << "cannot JIT-compile for the target " << target.to_string() << ": this machine is "
+        << host.to_string() << (missing.empty() ? "" : ", without" + missing)
         << ". Compile code for other machines ahead of time (compile_to_static_library, compile_to_object).";
 }
 

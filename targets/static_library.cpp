@@ -41,10 +41,12 @@ void add_runtime_members(std::vector<llvm::NewArchiveMember>& members) {
     for (const llvm::object::Archive::Child& child : (*archive)->children(error)) {
         llvm::Expected<llvm::NewArchiveMember> member =
             llvm::NewArchiveMember::getOldMember(child, /*Deterministic=*/true);
-        TESSERA_INTERNAL_CHECK(member) << "cannot read the runtime's objects: " << llvm::toString(member.takeError());
+        TESSERA_INTERNAL_CHECK(member)
+            << "cannot read the runtime's objects: " << llvm::toString(member.takeError());
         members.push_back(std::move(*member));
     }
-    TESSERA_INTERNAL_CHECK(!error) << "cannot read the runtime's objects: " << llvm::toString(std::move(error));
+    TESSERA_INTERNAL_CHECK(!error) << "cannot read the runtime's objects: "
+                                   << llvm::toString(std::move(error));
 }
 
 }  // namespace
@@ -58,10 +60,12 @@ void write_static_library(const std::string& path, const std::string& object_nam
     llvm::NewArchiveMember pipeline(llvm::MemoryBufferRef(object, object_name));
     members.push_back(std::move(pipeline));
     if (with_runtime) add_runtime_members(members);
-    llvm::Error error = llvm::writeArchive(path, members, llvm::SymtabWritingMode::NormalSymtab, archive_kind(target),
-                                           /*Deterministic=*/true, /*Thin=*/false);
+    llvm::Error error =
+        llvm::writeArchive(path, members, llvm::SymtabWritingMode::NormalSymtab, archive_kind(target),
+                           /*Deterministic=*/true, /*Thin=*/false);
     if (error) {
-        TESSERA_USER_ERROR << "cannot write the static library " << path << ": " << llvm::toString(std::move(error))
+        TESSERA_USER_ERROR << "cannot write the static library " << path << ": "
+                           << llvm::toString(std::move(error))
                            << ". Check that its directory exists and is writable.";
     }
 }

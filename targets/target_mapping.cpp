@@ -32,9 +32,10 @@ std::vector<std::string> x86_llvm_features(Feature f) {
         case Target::AVX512: return {"+avx512f", "+avx512cd"};
         case Target::AVX512_Skylake: return {"+avx512f", "+avx512cd", "+avx512vl", "+avx512bw", "+avx512dq"};
         case Target::AVX512_Cannonlake:
-            return {"+avx512f", "+avx512cd", "+avx512vl", "+avx512bw", "+avx512dq", "+avx512ifma", "+avx512vbmi"};
+            return {"+avx512f",  "+avx512cd",   "+avx512vl",  "+avx512bw",
+                    "+avx512dq", "+avx512ifma", "+avx512vbmi"};
         case Target::AVX512_SapphireRapids:
-            return {"+avx512f",    "+avx512cd",   "+avx512vl",   "+avx512bw",  "+avx512dq",
+            return {"+avx512f",    "+avx512cd",   "+avx512vl",   "+avx512bw",   "+avx512dq",
                     "+avx512ifma", "+avx512vbmi", "+avx512vnni", "+avx512bf16", "+avxvnni"};
         case Target::AVX512_VNNI: return {"+avx512f", "+avx512vnni"};
         case Target::AVX512_BF16: return {"+avx512f", "+avx512bf16"};
@@ -54,35 +55,40 @@ std::vector<std::string> arm_llvm_features(Feature f) {
 bool is_instruction_set_feature(Feature f) { return f != Target::NoRuntime; }
 
 // What the target says about the machine, without the switches of what code contains.
-Target machine_of(const Target& t) {
-    return t.without_feature(Target::NoRuntime);
-}
+Target machine_of(const Target& t) { return t.without_feature(Target::NoRuntime); }
 
 void check_feature_fits_arch(const Target& t, Feature f) {
     const bool x86 = !x86_llvm_features(f).empty(), arm = !arm_llvm_features(f).empty();
     TESSERA_USER_CHECK((!x86 || t.arch == Target::X86) && (!arm || t.arch == Target::ARM))
-        << "the target " << t.to_string() << " has the feature " << Target::feature_name(f) << ", which belongs to "
-        << (x86 ? "x86" : "ARM") << " and not to its architecture. Remove it.";
+        << "the target " << t.to_string() << " has the feature " << Target::feature_name(f)
+        << ", which belongs to " << (x86 ? "x86" : "ARM") << " and not to its architecture. Remove it.";
 }
 
 Target query_host_target() {
     const llvm::Triple triple(llvm::sys::getProcessTriple());
     Target t;
     t.bits = triple.isArch64Bit() ? 64 : 32;
-    if (triple.isX86()) t.arch = Target::X86;
-    else if (triple.isAArch64() || triple.isARM()) t.arch = Target::ARM;
-    if (triple.isOSLinux()) t.os = triple.isAndroid() ? Target::Android : Target::Linux;
-    else if (triple.isOSWindows()) t.os = Target::Windows;
-    else if (triple.isMacOSX()) t.os = Target::OSX;
-    TESSERA_USER_CHECK(t.defined()) << "Tessera does not know this machine's kind, " << triple.str()
-                                    << ": it generates code for x86 and ARM on Linux, Windows, macOS and Android.";
+    if (triple.isX86())
+        t.arch = Target::X86;
+    else if (triple.isAArch64() || triple.isARM())
+        t.arch = Target::ARM;
+    if (triple.isOSLinux())
+        t.os = triple.isAndroid() ? Target::Android : Target::Linux;
+    else if (triple.isOSWindows())
+        t.os = Target::Windows;
+    else if (triple.isMacOSX())
+        t.os = Target::OSX;
+    TESSERA_USER_CHECK(t.defined())
+        << "Tessera does not know this machine's kind, " << triple.str()
+        << ": it generates code for x86 and ARM on Linux, Windows, macOS and Android.";
 
     const targets::CpuTarget& host = targets::host_cpu_target();
     // A feature is the host's when the CPU has every LLVM feature it stands for.
     for (int i = 0; i < Target::FeatureEnd; i++) {
         const Feature f = Feature(i);
         if (!is_instruction_set_feature(f)) continue;
-        std::vector<std::string> llvm_features = t.arch == Target::X86 ? x86_llvm_features(f) : arm_llvm_features(f);
+        std::vector<std::string> llvm_features =
+            t.arch == Target::X86 ? x86_llvm_features(f) : arm_llvm_features(f);
         if (llvm_features.empty()) continue;
         bool all = true;
         for (const std::string& name : llvm_features) all = all && host.has_feature(name.substr(1));
@@ -101,7 +107,8 @@ Target get_host_target() {
 namespace targets {
 
 std::string llvm_triple(const Target& t) {
-    TESSERA_USER_CHECK(t.defined()) << "code generation for an undefined Target; name one, e.g. Target(\"host\").";
+    TESSERA_USER_CHECK(t.defined())
+        << "code generation for an undefined Target; name one, e.g. Target(\"host\").";
     if (t.arch == Target::X86) {
         const std::string cpu = t.bits == 64 ? "x86_64" : "i386";
         switch (t.os) {
@@ -114,7 +121,8 @@ std::string llvm_triple(const Target& t) {
     } else {
         const std::string cpu = t.bits == 64 ? (t.os == Target::OSX ? "arm64" : "aarch64") : "armv7a";
         switch (t.os) {
-            case Target::Linux: return cpu + (t.bits == 64 ? "-unknown-linux-gnu" : "-unknown-linux-gnueabihf");
+            case Target::Linux:
+                return cpu + (t.bits == 64 ? "-unknown-linux-gnu" : "-unknown-linux-gnueabihf");
             case Target::Android: return cpu + (t.bits == 64 ? "-linux-android" : "-linux-androideabi");
             case Target::Windows: return cpu + "-pc-windows-msvc";
             case Target::OSX: return cpu + "-apple-macosx11.0.0";
@@ -134,7 +142,8 @@ CpuTarget cpu_target_for(const Target& target) {
         const Feature f = Feature(i);
         if (!machine.has_feature(f)) continue;
         check_feature_fits_arch(machine, f);
-        for (const std::string& name : target.arch == Target::X86 ? x86_llvm_features(f) : arm_llvm_features(f))
+        for (const std::string& name :
+             target.arch == Target::X86 ? x86_llvm_features(f) : arm_llvm_features(f))
             features.push_back(name);
     }
     std::string cpu;

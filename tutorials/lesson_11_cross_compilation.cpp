@@ -38,8 +38,10 @@ uint16_t little_endian_16(const std::string& bytes, size_t at) {
 // (Windows) start with the 16-bit machine field itself.
 bool check_elf(const std::string& path, uint16_t machine, const char* what) {
     const std::string bytes = read_file(path);
-    const bool ok = bytes.size() > 20 && bytes.compare(0, 4, "\x7f"
-                                                              "ELF") == 0 &&
+    const bool ok = bytes.size() > 20 &&
+                    bytes.compare(0, 4,
+                                  "\x7f"
+                                  "ELF") == 0 &&
                     little_endian_16(bytes, 18) == machine;
     std::printf("%s: %s object for %s\n", path.c_str(), ok ? "an ELF" : "NOT the expected", what);
     return ok;
@@ -94,13 +96,14 @@ int main() {
     // registers, which the assembly shows.
     const Target avx512("x86-64-linux-sse41-avx-avx2-fma-avx512-avx512_skylake");
     Brighter avx512_brighter(avx512);
-    avx512_brighter.f.compile_to_assembly(dir + "/lesson_11_avx512.s", {avx512_brighter.input, avx512_brighter.factor},
-                                          "brighter", avx512);
+    avx512_brighter.f.compile_to_assembly(
+        dir + "/lesson_11_avx512.s", {avx512_brighter.input, avx512_brighter.factor}, "brighter", avx512);
     const bool uses_zmm = read_file(dir + "/lesson_11_avx512.s").find("zmm") != std::string::npos;
-    std::printf("%s/lesson_11_avx512.s: %s 512-bit registers\n", dir.c_str(), uses_zmm ? "uses" : "does NOT use");
+    std::printf("%s/lesson_11_avx512.s: %s 512-bit registers\n", dir.c_str(),
+                uses_zmm ? "uses" : "does NOT use");
 
     bool ok = uses_zmm;
-    ok = check_elf(dir + "/lesson_11_host.o", 62, "x86-64") && ok;          // EM_X86_64
+    ok = check_elf(dir + "/lesson_11_host.o", 62, "x86-64") && ok;            // EM_X86_64
     ok = check_elf(dir + "/lesson_11_arm_64_linux.o", 183, "AArch64") && ok;  // EM_AARCH64
     ok = check_coff(dir + "/lesson_11_x86_64_windows.obj", 0x8664, "x86-64 Windows") && ok;
 

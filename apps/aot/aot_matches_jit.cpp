@@ -22,7 +22,8 @@ namespace {
 
 // The app's output for `input`, through files, as a Buffer of this process.
 template <typename T>
-Buffer<T> run_app(const std::string& app, const Buffer<T>& input, const std::string& dir, const std::string& scalars) {
+Buffer<T> run_app(const std::string& app, const Buffer<T>& input, const std::string& dir,
+                  const std::string& scalars) {
     std::filesystem::create_directories(dir);
     const std::string in_path = dir + "/input.raw", out_path = dir + "/output.raw";
     raw_image::write(in_path, Runtime::Buffer<T>(*input.raw_buffer()));
@@ -30,9 +31,9 @@ Buffer<T> run_app(const std::string& app, const Buffer<T>& input, const std::str
     std::printf("running %s\n", command.c_str());
     if (std::system(command.c_str()) != 0) throw RuntimeError("the ahead-of-time app failed: " + command);
     Runtime::Buffer<T> output = raw_image::read<T>(out_path);
-    Buffer<T> copy(std::vector<int>(output.dimensions() == 2 ? std::vector<int>{output.width(), output.height()}
-                                                               : std::vector<int>{output.width(), output.height(),
-                                                                                  output.channels()}));
+    Buffer<T> copy(std::vector<int>(
+        output.dimensions() == 2 ? std::vector<int>{output.width(), output.height()}
+                                 : std::vector<int>{output.width(), output.height(), output.channels()}));
     output.for_each_element([&](const int* pos) { copy(pos) = output(pos); });
     return copy;
 }
@@ -66,8 +67,8 @@ int check_blur(const std::string& app, const std::string& image, const std::stri
     });
 }
 
-int check_unsharp(const std::string& app, const std::string& image, const std::string& dir, int radius, float amount,
-                  int threshold) {
+int check_unsharp(const std::string& app, const std::string& image, const std::string& dir, int radius,
+                  float amount, int threshold) {
     Buffer<uint8_t> input = load_image<uint8_t>(image);
     Buffer<uint8_t> aot = run_app(app, input, dir, std::to_string(amount) + " " + std::to_string(threshold));
 
@@ -80,7 +81,9 @@ int check_unsharp(const std::string& app, const std::string& image, const std::s
     Buffer<uint8_t> jit = pipeline.realize({input.width(), input.height(), input.channels()});
 
     const int w = input.width(), h = input.height();
-    auto at = [&](int x, int y, int c) { return int(input(std::clamp(x, 0, w - 1), std::clamp(y, 0, h - 1), c)); };
+    auto at = [&](int x, int y, int c) {
+        return int(input(std::clamp(x, 0, w - 1), std::clamp(y, 0, h - 1), c));
+    };
     return count_differences(aot, jit, [&](const int* p) {
         int column = 0;
         for (int j = -radius; j <= radius; j++) {
@@ -91,7 +94,8 @@ int check_unsharp(const std::string& app, const std::string& image, const std::s
         const float mean = float(column) / float((2 * radius + 1) * (2 * radius + 1));
         const float original = float(input(p[0], p[1], p[2]));
         const float difference = original - mean;
-        const float sharpened = std::abs(difference) > float(threshold) ? original + amount * difference : original;
+        const float sharpened =
+            std::abs(difference) > float(threshold) ? original + amount * difference : original;
         return uint8_t(std::clamp(sharpened + 0.5f, 0.0f, 255.0f));
     });
 }

@@ -63,7 +63,8 @@ Images& images() {
 
 void set_rate(benchmark::State& state) {
     const double bytes = 2.0 * width * height * sizeof(uint16_t);
-    state.counters["GBps"] = benchmark::Counter(bytes * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
+    state.counters["GBps"] =
+        benchmark::Counter(bytes * double(state.iterations()) / 1e9, benchmark::Counter::kIsRate);
 }
 
 void blur_jit(benchmark::State& state) {
@@ -106,14 +107,16 @@ int main(int argc, char** argv) {
     im.run_jit();
     im.run_aot();
     long long differences = 0;
-    im.jit_output.for_each_element([&](int x, int y) { differences += im.jit_output(x, y) != im.aot_output(x, y); });
+    im.jit_output.for_each_element(
+        [&](int x, int y) { differences += im.jit_output(x, y) != im.aot_output(x, y); });
     if (differences) {
         std::fprintf(stderr, "the AOT and JIT blurs differ in %lld pixels\n", differences);
         return 1;
     }
 
     const std::string size = std::to_string(width) + "x" + std::to_string(height);
-    const std::string jit_name = "blur_generator/tessera/" + size, aot_name = "blur_generator/tessera_aot/" + size;
+    const std::string jit_name = "blur_generator/tessera/" + size,
+                      aot_name = "blur_generator/tessera_aot/" + size;
     benchmark::RegisterBenchmark(jit_name.c_str(), blur_jit)->Unit(benchmark::kMillisecond)->UseRealTime();
     benchmark::RegisterBenchmark(aot_name.c_str(), blur_aot)->Unit(benchmark::kMillisecond)->UseRealTime();
     benchmark::AddCustomContext("blur_generator/size", size);
@@ -121,7 +124,8 @@ int main(int argc, char** argv) {
     RatioReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
     if (reporter.medians.count(jit_name) && reporter.medians.count(aot_name)) {
-        std::printf("AOT / JIT time (medians): %.3f\n", reporter.medians[aot_name] / reporter.medians[jit_name]);
+        std::printf("AOT / JIT time (medians): %.3f\n",
+                    reporter.medians[aot_name] / reporter.medians[jit_name]);
     }
     benchmark::Shutdown();
     return 0;

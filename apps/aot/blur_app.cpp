@@ -19,7 +19,8 @@ int main(int argc, char** argv) {
         tessera::Runtime::Buffer<uint16_t> output(input.width(), input.height());
         const auto start = std::chrono::steady_clock::now();
         if (blur(input, output) != 0) return 1;  // the message went to the runtime's error handler
-        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         std::printf("blurred %d x %d in %.2f ms\n", input.width(), input.height(), ms);
         raw_image::write(argv[2], output);
         return 0;

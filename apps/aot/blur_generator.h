@@ -12,8 +12,10 @@ public:
 
     void generate() {
         Func clamped = tessera::BoundaryConditions::repeat_edge(input);
-        blur_x(x, y) = tessera::cast<uint16_t>((tessera::cast<int>(clamped(x - 1, y)) + clamped(x, y) + clamped(x + 1, y)) / 3);
-        output(x, y) = tessera::cast<uint16_t>((tessera::cast<int>(blur_x(x, y - 1)) + blur_x(x, y) + blur_x(x, y + 1)) / 3);
+        blur_x(x, y) = tessera::cast<uint16_t>(
+            (tessera::cast<int>(clamped(x - 1, y)) + clamped(x, y) + clamped(x + 1, y)) / 3);
+        output(x, y) = tessera::cast<uint16_t>(
+            (tessera::cast<int>(blur_x(x, y - 1)) + blur_x(x, y) + blur_x(x, y + 1)) / 3);
     }
 
     void schedule() {

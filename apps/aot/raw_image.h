@@ -23,7 +23,8 @@ tessera::Runtime::Buffer<T> read(const std::string& path) {
     int bytes = 0, dimensions = 0;
     header >> magic >> bytes >> dimensions;
     if (magic != "tessera-raw" || bytes != int(sizeof(T)) || dimensions < 1)
-        throw std::runtime_error(path + " is not a tessera-raw image of " + std::to_string(sizeof(T)) + "-byte elements");
+        throw std::runtime_error(path + " is not a tessera-raw image of " + std::to_string(sizeof(T)) +
+                                 "-byte elements");
     std::vector<int> extents(dimensions);
     for (int& e : extents) header >> e;
     tessera::Runtime::Buffer<T> image(extents);

@@ -25,8 +25,8 @@ int main(int argc, char** argv) {
         // [0, 8], for one).
         if (unsharp(input, amount, threshold, output) != 0) return 1;
         raw_image::write(argv[4], output);
-        std::printf("sharpened %d x %d x %d by %g above %d\n", input.width(), input.height(), input.channels(), amount,
-                    threshold);
+        std::printf("sharpened %d x %d x %d by %g above %d\n", input.width(), input.height(),
+                    input.channels(), amount, threshold);
         return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s\n", e.what());

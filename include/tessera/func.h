@@ -35,7 +35,16 @@ struct Argument;
 enum StmtOutputFormat { Text, HTML };
 
 // The files ahead-of-time compilation can write (Pipeline::compile_to).
-enum class OutputFileType { assembly, bitcode, c_header, llvm_assembly, object, static_library, stmt, stmt_html };
+enum class OutputFileType {
+    assembly,
+    bitcode,
+    c_header,
+    llvm_assembly,
+    object,
+    static_library,
+    stmt,
+    stmt_html
+};
 
 // One definition of a Func (the pure one or an update), as returned by a definition and by
 // Func::update(i), with the primitives that transform its loops. Each returns the Stage, so calls
@@ -288,18 +297,23 @@ public:
                                    const std::string& fn_name = "",
                                    const Target& target = get_target_from_environment());
     void compile_to_object(const std::string& filename, const std::vector<Argument>& args,
-                           const std::string& fn_name = "", const Target& target = get_target_from_environment());
+                           const std::string& fn_name = "",
+                           const Target& target = get_target_from_environment());
     void compile_to_header(const std::string& filename, const std::vector<Argument>& args,
-                           const std::string& fn_name = "", const Target& target = get_target_from_environment());
+                           const std::string& fn_name = "",
+                           const Target& target = get_target_from_environment());
     void compile_to_assembly(const std::string& filename, const std::vector<Argument>& args,
-                             const std::string& fn_name = "", const Target& target = get_target_from_environment());
+                             const std::string& fn_name = "",
+                             const Target& target = get_target_from_environment());
     void compile_to_llvm_assembly(const std::string& filename, const std::vector<Argument>& args,
                                   const std::string& fn_name = "",
                                   const Target& target = get_target_from_environment());
     void compile_to_bitcode(const std::string& filename, const std::vector<Argument>& args,
-                            const std::string& fn_name = "", const Target& target = get_target_from_environment());
+                            const std::string& fn_name = "",
+                            const Target& target = get_target_from_environment());
     void compile_to_file(const std::string& filename_prefix, const std::vector<Argument>& args,
-                         const std::string& fn_name = "", const Target& target = get_target_from_environment());
+                         const std::string& fn_name = "",
+                         const Target& target = get_target_from_environment());
 
     const std::shared_ptr<lang::FunctionContents>& function() const { return contents_; }
     Pipeline pipeline() const;

@@ -91,29 +91,36 @@ public:
     // compile_to writes every file named in output_files. compile_to_static_library writes
     // prefix.a (the code and the runtime it needs, unless the target has no_runtime) and prefix.h;
     // compile_to_file writes prefix.o and prefix.h; the others write one file.
-    void compile_to(const std::map<OutputFileType, std::string>& output_files, const std::vector<Argument>& args,
-                    const std::string& fn_name, const Target& target = get_target_from_environment());
+    void compile_to(const std::map<OutputFileType, std::string>& output_files,
+                    const std::vector<Argument>& args, const std::string& fn_name,
+                    const Target& target = get_target_from_environment());
     void compile_to_static_library(const std::string& filename_prefix, const std::vector<Argument>& args,
                                    const std::string& fn_name = "",
                                    const Target& target = get_target_from_environment());
     // One library with code for each target, all of one architecture and OS, most capable first:
     // the function (named after the file) runs the first whose features the CPU has, the last
     // without asking.
-    void compile_to_multitarget_static_library(const std::string& filename_prefix, const std::vector<Argument>& args,
+    void compile_to_multitarget_static_library(const std::string& filename_prefix,
+                                               const std::vector<Argument>& args,
                                                const std::vector<Target>& targets);
     void compile_to_object(const std::string& filename, const std::vector<Argument>& args,
-                           const std::string& fn_name = "", const Target& target = get_target_from_environment());
+                           const std::string& fn_name = "",
+                           const Target& target = get_target_from_environment());
     void compile_to_header(const std::string& filename, const std::vector<Argument>& args,
-                           const std::string& fn_name = "", const Target& target = get_target_from_environment());
+                           const std::string& fn_name = "",
+                           const Target& target = get_target_from_environment());
     void compile_to_assembly(const std::string& filename, const std::vector<Argument>& args,
-                             const std::string& fn_name = "", const Target& target = get_target_from_environment());
+                             const std::string& fn_name = "",
+                             const Target& target = get_target_from_environment());
     void compile_to_llvm_assembly(const std::string& filename, const std::vector<Argument>& args,
                                   const std::string& fn_name = "",
                                   const Target& target = get_target_from_environment());
     void compile_to_bitcode(const std::string& filename, const std::vector<Argument>& args,
-                            const std::string& fn_name = "", const Target& target = get_target_from_environment());
+                            const std::string& fn_name = "",
+                            const Target& target = get_target_from_environment());
     void compile_to_file(const std::string& filename_prefix, const std::vector<Argument>& args,
-                         const std::string& fn_name = "", const Target& target = get_target_from_environment());
+                         const std::string& fn_name = "",
+                         const Target& target = get_target_from_environment());
 
     // Milliseconds the last compilation of this pipeline took (lowering and LLVM).
     double last_compile_time_ms() const;

@@ -31,7 +31,8 @@ std::string c_identifier(const std::string& s) {
 
 std::string describe(const PipelineArgument& a) {
     if (a.kind == PipelineArgument::Kind::Scalar) return "Param " + a.name + " (" + type_name(a.type) + ")";
-    return "ImageParam " + a.name + " (" + type_name(a.type) + ", " + std::to_string(a.dimensions) + " dimensions)";
+    return "ImageParam " + a.name + " (" + type_name(a.type) + ", " + std::to_string(a.dimensions) +
+           " dimensions)";
 }
 
 // The index in inputs of the argument that supplies a, or -1 for an input Buffer compiled in.
@@ -93,16 +94,21 @@ void write_text(const std::string& path, const std::string& text) {
     std::ofstream out(path);
     out << text;
     out.close();
-    TESSERA_USER_CHECK(out) << "cannot write " << path << ". Check that its directory exists and is writable.";
+    TESSERA_USER_CHECK(out) << "cannot write " << path
+                            << ". Check that its directory exists and is writable.";
 }
 
 std::string html_escaped(const std::string& text) {
     std::string html = "<html><body><pre>\n";
     for (char c : text) {
-        if (c == '<') html += "&lt;";
-        else if (c == '>') html += "&gt;";
-        else if (c == '&') html += "&amp;";
-        else html += c;
+        if (c == '<')
+            html += "&lt;";
+        else if (c == '>')
+            html += "&gt;";
+        else if (c == '&')
+            html += "&amp;";
+        else
+            html += c;
     }
     return html + "</pre></body></html>\n";
 }
@@ -113,7 +119,8 @@ void compile_ahead_of_time(const Pipeline& pipeline, const AheadOfTimeRequest& r
     TESSERA_USER_CHECK(pipeline.defined()) << "ahead-of-time compilation of an empty Pipeline.";
     TESSERA_USER_CHECK(is_c_identifier(request.function_name))
         << "the function name \"" << request.function_name
-        << "\" is not a C identifier (letters, digits and _, not starting with a digit). Pass another fn_name.";
+        << "\" is not a C identifier (letters, digits and _, not starting with a digit). Pass another "
+           "fn_name.";
     std::vector<Target> targets;
     for (const Target& t : request.targets) targets.push_back(t.defined() ? t : get_host_target());
     if (targets.empty()) targets.push_back(get_host_target());
@@ -134,11 +141,13 @@ void compile_ahead_of_time(const Pipeline& pipeline, const AheadOfTimeRequest& r
             case OutputFileType::static_library: files.static_library = path; break;
             case OutputFileType::c_header: write_text(path, targets::c_header(function)); break;
             case OutputFileType::stmt: write_text(path, ir::to_string(lowered.function.body)); break;
-            case OutputFileType::stmt_html: write_text(path, html_escaped(ir::to_string(lowered.function.body))); break;
+            case OutputFileType::stmt_html:
+                write_text(path, html_escaped(ir::to_string(lowered.function.body)));
+                break;
         }
     }
-    if (!files.object.empty() || !files.assembly.empty() || !files.llvm_assembly.empty() || !files.bitcode.empty() ||
-        !files.static_library.empty())
+    if (!files.object.empty() || !files.assembly.empty() || !files.llvm_assembly.empty() ||
+        !files.bitcode.empty() || !files.static_library.empty())
         targets::compile_ahead_of_time(function, targets, files);
 }
 

@@ -13,7 +13,7 @@ namespace tessera::lang {
 
 struct AheadOfTimeRequest {
     std::map<OutputFileType, std::string> files;  // what to write, and where
-    std::vector<Argument> inputs;                  // the C function's inputs, in order
+    std::vector<Argument> inputs;                 // the C function's inputs, in order
     // The names of the C function's output arguments, one per output buffer (each output Func's
     // values in order). Empty: the names of the output Funcs (f, or f_0, f_1... for Tuples).
     std::vector<std::string> output_names;

@@ -3,15 +3,15 @@
 #include <filesystem>
 
 #include "lang/ahead_of_time.h"
-#include "util/error_stream.h"
 #include "tessera/func.h"
 #include "tessera/pipeline.h"
+#include "util/error_stream.h"
 
 namespace tessera {
 namespace {
 
-void compile_files(const Pipeline& p, std::map<OutputFileType, std::string> files, const std::vector<Argument>& args,
-                   const std::string& fn_name, const Target& target) {
+void compile_files(const Pipeline& p, std::map<OutputFileType, std::string> files,
+                   const std::vector<Argument>& args, const std::string& fn_name, const Target& target) {
     lang::AheadOfTimeRequest request;
     request.files = std::move(files);
     request.inputs = args;
@@ -22,15 +22,17 @@ void compile_files(const Pipeline& p, std::map<OutputFileType, std::string> file
 
 }  // namespace
 
-void Pipeline::compile_to(const std::map<OutputFileType, std::string>& output_files, const std::vector<Argument>& args,
-                          const std::string& fn_name, const Target& target) {
+void Pipeline::compile_to(const std::map<OutputFileType, std::string>& output_files,
+                          const std::vector<Argument>& args, const std::string& fn_name,
+                          const Target& target) {
     compile_files(*this, output_files, args, fn_name, target);
 }
 
 void Pipeline::compile_to_multitarget_static_library(const std::string& filename_prefix,
                                                      const std::vector<Argument>& args,
                                                      const std::vector<Target>& targets) {
-    TESSERA_USER_CHECK(!targets.empty()) << "compile_to_multitarget_static_library needs at least one target.";
+    TESSERA_USER_CHECK(!targets.empty())
+        << "compile_to_multitarget_static_library needs at least one target.";
     lang::AheadOfTimeRequest request;
     request.files = {{OutputFileType::static_library, filename_prefix + ".a"},
                      {OutputFileType::c_header, filename_prefix + ".h"}};
@@ -41,8 +43,9 @@ void Pipeline::compile_to_multitarget_static_library(const std::string& filename
     lang::compile_ahead_of_time(*this, request);
 }
 
-void Pipeline::compile_to_static_library(const std::string& filename_prefix, const std::vector<Argument>& args,
-                                         const std::string& fn_name, const Target& target) {
+void Pipeline::compile_to_static_library(const std::string& filename_prefix,
+                                         const std::vector<Argument>& args, const std::string& fn_name,
+                                         const Target& target) {
     compile_files(*this,
                   {{OutputFileType::static_library, filename_prefix + ".a"},
                    {OutputFileType::c_header, filename_prefix + ".h"}},
@@ -52,7 +55,8 @@ void Pipeline::compile_to_static_library(const std::string& filename_prefix, con
 void Pipeline::compile_to_file(const std::string& filename_prefix, const std::vector<Argument>& args,
                                const std::string& fn_name, const Target& target) {
     compile_files(*this,
-                  {{OutputFileType::object, filename_prefix + ".o"}, {OutputFileType::c_header, filename_prefix + ".h"}},
+                  {{OutputFileType::object, filename_prefix + ".o"},
+                   {OutputFileType::c_header, filename_prefix + ".h"}},
                   args, fn_name, target);
 }
 

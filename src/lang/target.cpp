@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "util/error_stream.h"
@@ -48,18 +49,21 @@ std::string known_features() {
 }
 
 bool parse_arch(const std::string& s, Target::Arch* arch) {
-    if (s == "x86") *arch = Target::X86;
-    else if (s == "arm") *arch = Target::ARM;
-    else return false;
+    static const std::map<std::string, Target::Arch> names{{"x86", Target::X86}, {"arm", Target::ARM}};
+    auto it = names.find(s);
+    if (it == names.end()) return false;
+    *arch = it->second;
     return true;
 }
 
 bool parse_os(const std::string& s, Target::OS* os) {
-    if (s == "linux") *os = Target::Linux;
-    else if (s == "windows") *os = Target::Windows;
-    else if (s == "osx") *os = Target::OSX;
-    else if (s == "android") *os = Target::Android;
-    else return false;
+    static const std::map<std::string, Target::OS> names{{"linux", Target::Linux},
+                                                         {"windows", Target::Windows},
+                                                         {"osx", Target::OSX},
+                                                         {"android", Target::Android}};
+    auto it = names.find(s);
+    if (it == names.end()) return false;
+    *os = it->second;
     return true;
 }
 
@@ -100,7 +104,8 @@ std::string parse_target(const std::string& description, Target* target) {
             return "unknown word size \"" + parts[1] + "\" (known: 32, 64)." + syntax;
         target->bits = std::atoi(parts[1].c_str());
         if (!parse_os(parts[2], &target->os))
-            return "unknown operating system \"" + parts[2] + "\" (known: linux, windows, osx, android)." + syntax;
+            return "unknown operating system \"" + parts[2] + "\" (known: linux, windows, osx, android)." +
+                   syntax;
         next = 3;
     }
     for (; next < parts.size(); next++) {
@@ -147,7 +152,8 @@ bool Target::features_any_of(const std::vector<Feature>& fs) const {
 }
 
 void Target::set_feature(Feature f, bool value) {
-    TESSERA_USER_CHECK(f >= 0 && f < FeatureEnd) << "Target::set_feature of an unknown feature " << int(f) << ".";
+    TESSERA_USER_CHECK(f >= 0 && f < FeatureEnd)
+        << "Target::set_feature of an unknown feature " << int(f) << ".";
     const uint64_t bit = uint64_t(1) << f;
     features_ = value ? features_ | bit : features_ & ~bit;
 }
@@ -198,8 +204,10 @@ int Target::natural_vector_size(const Type& t) const {
     const int element_bytes = t.bytes();
     int vector_bytes = 16;
     if (arch == X86) {
-        if (has_feature(AVX512_Skylake) || (t.is_float() && has_feature(AVX512))) vector_bytes = 64;
-        else if (has_feature(AVX2) || (t.is_float() && has_feature(AVX))) vector_bytes = 32;
+        if (has_feature(AVX512_Skylake) || (t.is_float() && has_feature(AVX512)))
+            vector_bytes = 64;
+        else if (has_feature(AVX2) || (t.is_float() && has_feature(AVX)))
+            vector_bytes = 32;
     }
     return element_bytes > 0 ? vector_bytes / element_bytes : 1;
 }

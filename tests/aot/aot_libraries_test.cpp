@@ -78,7 +78,8 @@ TEST_CASE("an input Buffer compiled into the library is used as it was when comp
     Buffer<uint8_t> input = random_buffer<uint8_t>(rng, 77, 13, 0, 255);
     Buffer<uint8_t> output(77, 13);
     REQUIRE(apply_lut(input, output) == 0);
-    output.for_each_element([&](int x, int y) { REQUIRE(output(x, y) == uint8_t(input(x, y) * input(x, y) / 255)); });
+    output.for_each_element(
+        [&](int x, int y) { REQUIRE(output(x, y) == uint8_t(input(x, y) * input(x, y) / 255)); });
 }
 
 TEST_CASE("a reduction over the input's width fills every element of a Tuple output") {

@@ -70,8 +70,8 @@ void saxpy_multitarget(const std::string& dir) {
     f.vectorize(i, 16, TailStrategy::GuardWithIf);
     Pipeline(f).compile_to_multitarget_static_library(
         dir + "/saxpy", {a, x_in, y_in},
-        {Target("x86-64-linux-sse41-avx-avx2-fma-avx512-avx512_skylake"), Target("x86-64-linux-sse41-avx-avx2-fma"),
-         Target("x86-64-linux")});
+        {Target("x86-64-linux-sse41-avx-avx2-fma-avx512-avx512_skylake"),
+         Target("x86-64-linux-sse41-avx-avx2-fma"), Target("x86-64-linux")});
 }
 
 }  // namespace

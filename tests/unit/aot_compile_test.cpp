@@ -39,8 +39,9 @@ struct Brighten {
 
 uint16_t elf_machine(const std::string& object) {
     REQUIRE(object.size() > 20);
-    REQUIRE(object.substr(0, 4) == "\x7f"
-                                   "ELF");
+    REQUIRE(object.substr(0, 4) ==
+            "\x7f"
+            "ELF");
     return uint16_t(uint8_t(object[18]) | (uint8_t(object[19]) << 8));
 }
 
@@ -77,11 +78,13 @@ TEST_CASE("objects, assembly and LLVM IR are written for the host and for other 
     Brighten b;
     b.f.compile_to_object((dir / "host.o").string(), {b.input, b.gain}, "brighten_host", get_host_target());
     CHECK(elf_machine(read_file(dir / "host.o")) == 62);  // EM_X86_64
-    b.f.compile_to_object((dir / "arm.o").string(), {b.input, b.gain}, "brighten_arm", Target("arm-64-linux"));
+    b.f.compile_to_object((dir / "arm.o").string(), {b.input, b.gain}, "brighten_arm",
+                          Target("arm-64-linux"));
     CHECK(elf_machine(read_file(dir / "arm.o")) == 183);  // EM_AARCH64
     b.f.compile_to_assembly((dir / "brighten.s").string(), {b.input, b.gain}, "brighten", get_host_target());
     CHECK(read_file(dir / "brighten.s").find("brighten:") != std::string::npos);
-    b.f.compile_to_llvm_assembly((dir / "brighten.ll").string(), {b.input, b.gain}, "brighten", get_host_target());
+    b.f.compile_to_llvm_assembly((dir / "brighten.ll").string(), {b.input, b.gain}, "brighten",
+                                 get_host_target());
     CHECK(read_file(dir / "brighten.ll").find("define i32 @brighten(ptr") != std::string::npos);
     b.f.compile_to_bitcode((dir / "brighten.bc").string(), {b.input, b.gain}, "brighten", get_host_target());
     CHECK(read_file(dir / "brighten.bc").substr(0, 2) == "BC");
@@ -98,12 +101,14 @@ TEST_CASE("every output of a pipeline and every Tuple element is a buffer argume
     Param<double> scale("scale");
     Func pair("pair"), single("single");
     Var x("x");
-    pair(x) = Tuple(in(x) * cast<float>(scale), cast<int32_t>(in(x)) + bias);
+    pair(x) = Tuple(in(x)*cast<float>(scale), cast<int32_t>(in(x)) + bias);
     single(x) = select(negate, -in(x), in(x));
-    Pipeline({pair, single}).compile_to_header((dir / "p.h").string(), {scale, in, bias, negate}, "two_outputs");
-    CHECK(read_file(dir / "p.h").find("int two_outputs(double scale, tessera_buffer_t* in, int8_t bias, bool negate, "
-                                      "tessera_buffer_t* pair_0, tessera_buffer_t* pair_1, "
-                                      "tessera_buffer_t* single);") != std::string::npos);
+    Pipeline({pair, single})
+        .compile_to_header((dir / "p.h").string(), {scale, in, bias, negate}, "two_outputs");
+    CHECK(read_file(dir / "p.h")
+              .find("int two_outputs(double scale, tessera_buffer_t* in, int8_t bias, bool negate, "
+                    "tessera_buffer_t* pair_0, tessera_buffer_t* pair_1, "
+                    "tessera_buffer_t* single);") != std::string::npos);
 }
 
 TEST_CASE("an input Buffer not among the arguments is compiled into the code") {
@@ -115,8 +120,9 @@ TEST_CASE("an input Buffer not among the arguments is compiled into the code") {
     Var x("x");
     f(x) = lut(cast<int32_t>(in(x)));
     f.compile_to_header((dir / "lut.h").string(), {in}, "apply_lut");
-    CHECK(read_file(dir / "lut.h").find("int apply_lut(tessera_buffer_t* in, tessera_buffer_t* apply_lut);") !=
-          std::string::npos);
+    CHECK(
+        read_file(dir / "lut.h").find("int apply_lut(tessera_buffer_t* in, tessera_buffer_t* apply_lut);") !=
+        std::string::npos);
     f.compile_to_llvm_assembly((dir / "lut.ll").string(), {in}, "apply_lut", get_host_target());
     // The table's bytes are in the module: 255, 254, ... as the start of an i8 array.
     CHECK(read_file(dir / "lut.ll").find("lut.data") != std::string::npos);
@@ -142,8 +148,8 @@ TEST_CASE("arguments that do not match the pipeline are errors that name them") 
                          doctest::Contains("\"3d-brighten\" is not a C identifier"), CompileError);
     CHECK_THROWS_WITH_AS(b.f.compile_to_static_library(prefix, {b.input, b.gain, b.gain}, "brighten"),
                          doctest::Contains("two arguments of brighten are named gain"), CompileError);
-    CHECK_THROWS_WITH_AS(b.f.compile_to_static_library((dir / "missing" / "brighten").string(), {b.input, b.gain},
-                                                       "brighten", get_host_target()),
+    CHECK_THROWS_WITH_AS(b.f.compile_to_static_library((dir / "missing" / "brighten").string(),
+                                                       {b.input, b.gain}, "brighten", get_host_target()),
                          doctest::Contains("cannot write"), CompileError);
 }
 
@@ -165,9 +171,11 @@ TEST_CASE("the targets of one library must be one kind of machine") {
                              (dir / "brighten").string(), {b.input, b.gain},
                              {Target("arm-64-linux-no_runtime"), Target("x86-64-linux-no_runtime")}),
                          doctest::Contains("differ in architecture"), CompileError);
-    Pipeline(b.f).compile_to_multitarget_static_library((dir / "brighten").string(), {b.input, b.gain},
-                                                        {Target("x86-64-linux-avx2"), Target("x86-64-linux")});
-    CHECK(read_file(dir / "brighten.h").find("int brighten(tessera_buffer_t* input, float gain") != std::string::npos);
+    Pipeline(b.f).compile_to_multitarget_static_library(
+        (dir / "brighten").string(), {b.input, b.gain},
+        {Target("x86-64-linux-avx2"), Target("x86-64-linux")});
+    CHECK(read_file(dir / "brighten.h").find("int brighten(tessera_buffer_t* input, float gain") !=
+          std::string::npos);
 }
 
 TEST_CASE("the runtime's CPU query agrees with the host target") {
@@ -175,6 +183,7 @@ TEST_CASE("the runtime's CPU query agrees with the host target") {
     for (int f = 0; f < Target::NoRuntime; f++) {
         CAPTURE(Target::feature_name(Target::Feature(f)));
         if (host.arch == Target::X86)
-            CHECK(tessera_can_use_target_features(uint64_t(1) << f) == int(host.has_feature(Target::Feature(f))));
+            CHECK(tessera_can_use_target_features(uint64_t(1) << f) ==
+                  int(host.has_feature(Target::Feature(f))));
     }
 }

@@ -21,6 +21,7 @@
 #include "targets/jit.h"
 #include "tessera/error.h"
 #include "tessera/runtime.h"
+#include "tessera/target.h"
 
 using namespace tessera;
 using namespace tessera::ir;
@@ -85,7 +86,8 @@ LoweredArgument buffer_arg(const std::string& name, Type t, int dimensions = 1) 
 LoweredArgument scalar_arg(const std::string& name, Type t) { return {name, false, t, 0}; }
 
 std::shared_ptr<JITModule> compile(const std::string& name, std::vector<LoweredArgument> args, Stmt body) {
-    return targets::jit_compile(LoweredFunction{name, std::move(args), std::move(body)}, get_host_target());
+    return targets::jit_compile(LoweredFunction{name, std::move(args), std::move(body)},
+                                tessera::get_host_target());
 }
 
 // Collects what compiled code reports through the error handler while it lives.

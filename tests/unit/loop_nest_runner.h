@@ -17,6 +17,7 @@
 #include "ir/visitor.h"
 #include "targets/jit.h"
 #include "tessera/runtime.h"
+#include "tessera/target.h"
 
 namespace tessera::test {
 
@@ -94,7 +95,8 @@ public:
         std::vector<targets::LoweredArgument> lowered;
         for (const Argument& a : arguments_)
             lowered.push_back({a.name, a.is_buffer, a.type, a.is_buffer ? 1 : 0});
-        std::shared_ptr<targets::JITModule> m = targets::jit_compile({function_name, lowered, body});
+        std::shared_ptr<targets::JITModule> m =
+            targets::jit_compile({function_name, lowered, body}, tessera::get_host_target());
 
         RunResult result;
         std::vector<std::vector<uint8_t>> memory;

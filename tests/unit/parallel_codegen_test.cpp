@@ -20,6 +20,7 @@
 #include "ir/ir_util.h"
 #include "targets/jit.h"
 #include "tessera/runtime.h"
+#include "tessera/target.h"
 
 using namespace tessera;
 using namespace tessera::ir;
@@ -134,7 +135,8 @@ LoweredArgument buffer_arg(const std::string& name, Type t) { return {name, true
 LoweredArgument scalar_arg(const std::string& name, Type t) { return {name, false, t, 0}; }
 
 std::shared_ptr<JITModule> compile(const std::string& name, std::vector<LoweredArgument> args, Stmt body) {
-    return targets::jit_compile(LoweredFunction{name, std::move(args), std::move(body)}, get_host_target());
+    return targets::jit_compile(LoweredFunction{name, std::move(args), std::move(body)},
+                                tessera::get_host_target());
 }
 
 // What f() writes to stderr (where TESSERA_DUMP_LLVM=1 prints the IR).

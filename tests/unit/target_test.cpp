@@ -26,8 +26,9 @@ TEST_CASE("a target string parses and prints back canonically") {
     CHECK(arm.has_feature(Target::ARMDotProd));
     CHECK(arm.to_string() == "arm-64-linux-arm_dot_prod");
 
-    for (const char* s : {"x86-64-linux-avx512-avx512_vnni-avx512_bf16", "x86-64-windows", "x86-32-linux-sse41",
-                          "arm-64-osx", "arm-32-android", "x86-64-linux-avx512_sapphirerapids-no_runtime"}) {
+    for (const char* s :
+         {"x86-64-linux-avx512-avx512_vnni-avx512_bf16", "x86-64-windows", "x86-32-linux-sse41", "arm-64-osx",
+          "arm-32-android", "x86-64-linux-avx512_sapphirerapids-no_runtime"}) {
         CAPTURE(s);
         CHECK(Target::validate_target_string(s));
         CHECK(Target(s).to_string() == s);
@@ -68,7 +69,8 @@ TEST_CASE("host is this machine, with the features LLVM reports for its CPU") {
 
 TEST_CASE("code for the host target is generated for exactly the CPU the JIT uses") {
     const targets::CpuTarget& jit = targets::host_cpu_target();
-    for (const Target& t : {get_host_target(), Target("host-no_runtime"), Target(get_host_target().to_string())}) {
+    for (const Target& t :
+         {get_host_target(), Target("host-no_runtime"), Target(get_host_target().to_string())}) {
         CAPTURE(t.to_string());
         const targets::CpuTarget aot = targets::cpu_target_for(t);
         CHECK(aot.triple() == jit.triple());
@@ -82,7 +84,8 @@ TEST_CASE("other targets map to a generic CPU of their architecture with exactly
     CHECK(arm.triple() == "aarch64-unknown-linux-gnu");
     CHECK(arm.has_feature("neon"));
     CHECK(arm.has_feature("dotprod"));
-    const targets::CpuTarget x86 = targets::cpu_target_for(Target("x86-64-linux-sse41-avx-avx2-fma-avx512_skylake"));
+    const targets::CpuTarget x86 =
+        targets::cpu_target_for(Target("x86-64-linux-sse41-avx-avx2-fma-avx512_skylake"));
     CHECK(x86.triple() == "x86_64-unknown-linux-gnu");
     CHECK(x86.cpu() == "x86-64");
     CHECK(x86.has_feature("avx512bw"));
@@ -93,9 +96,11 @@ TEST_CASE("other targets map to a generic CPU of their architecture with exactly
 }
 
 TEST_CASE("an unknown feature, architecture or os is an error that names it") {
-    CHECK_THROWS_WITH_AS(Target("x86-64-linux-avx3"), doctest::Contains("unknown feature \"avx3\""), CompileError);
+    CHECK_THROWS_WITH_AS(Target("x86-64-linux-avx3"), doctest::Contains("unknown feature \"avx3\""),
+                         CompileError);
     CHECK_THROWS_WITH_AS(Target("x86-64-linux-avx3"), doctest::Contains("avx512_vnni"), CompileError);
-    CHECK_THROWS_WITH_AS(Target("mips-64-linux"), doctest::Contains("unknown architecture \"mips\""), CompileError);
+    CHECK_THROWS_WITH_AS(Target("mips-64-linux"), doctest::Contains("unknown architecture \"mips\""),
+                         CompileError);
     CHECK_THROWS_WITH_AS(Target("x86-48-linux"), doctest::Contains("unknown word size \"48\""), CompileError);
     CHECK_THROWS_WITH_AS(Target("x86-64-plan9"), doctest::Contains("unknown operating system \"plan9\""),
                          CompileError);
@@ -111,7 +116,8 @@ TEST_CASE("a feature of another architecture is an error when code is generated"
 
 TEST_CASE("a target this build of LLVM lacks is an error that lists the targets it has") {
     CHECK_THROWS_WITH_AS(targets::CpuTarget("nonexistent-unknown-linux-gnu", "generic", {}),
-                         doctest::Contains("cannot generate code for nonexistent-unknown-linux-gnu"), CompileError);
+                         doctest::Contains("cannot generate code for nonexistent-unknown-linux-gnu"),
+                         CompileError);
     CHECK_THROWS_WITH_AS(targets::CpuTarget("nonexistent-unknown-linux-gnu", "generic", {}),
                          doctest::Contains("x86-64"), CompileError);
 }
