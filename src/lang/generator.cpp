@@ -1,6 +1,7 @@
 // GeneratorBase: the members a generator declares, its parameters set by name, and its build.
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -68,8 +69,10 @@ void GeneratorBase::finish_construction(const GeneratorContext& context) {
 
 GeneratorBase& GeneratorBase::owner_of_member(const void* member, const char* kind, const std::string& name) {
     GeneratorBase* g = generator_under_construction;
-    const char* address = static_cast<const char*>(member);
-    TESSERA_USER_CHECK(g && address >= reinterpret_cast<const char*>(g) && address < g->end_of_generator_)
+    // Compared as integers: the member may belong to another object altogether.
+    const auto address = reinterpret_cast<uintptr_t>(member);
+    TESSERA_USER_CHECK(g && address >= reinterpret_cast<uintptr_t>(g) &&
+                       address < reinterpret_cast<uintptr_t>(g->end_of_generator_))
         << kind << " '" << name
         << "' is not a member of a Generator. Declare GeneratorParams, Inputs and Outputs as members of a "
            "class derived from tessera::Generator<T>, and make it with T::create(context).";

@@ -614,8 +614,10 @@ TEST_CASE("the driver refuses bad command lines with one message and status 1") 
     refused({"-g", "blur", "-o", dir, "radius=30"}, "30 is out of range: it must be in [1, 8]");
     refused({"-g", "blur", "-o", dir, "radius=three"}, "cannot parse \"three\" as int32");
     refused({"-g", "blur", "-o", dir, "auto_schedule=true"}, "no automatic scheduler");
-    refused({"-g", "blur", "-o", dir, "target=x86-64-linux-avx2,arm-64-linux"},
-            "differ in architecture, word size, operating system or no_runtime");
+    // (compile_ahead_of_time writes the header before it compares the targets: another directory.)
+    refused(
+        {"-g", "blur", "-o", scratch_dir("mixed_targets").string(), "target=x86-64-linux-avx2,arm-64-linux"},
+        "differ in architecture, word size, operating system or no_runtime");
     refused({"-g", "blur", "-o", dir, "target=sparc-64-linux"}, "\"sparc-64-linux\" is not a target");
     refused({"-g", "blur", "-o", dir, "-e", "h,cpp_stub"}, "-e: unknown kind of file 'cpp_stub'");
     refused({"-g", "blur", "-o", dir, "-f", "not-a-name"},
