@@ -25,6 +25,7 @@
 #include "tessera/error.h"
 #include "tessera/expr.h"
 #include "tessera/runtime.h"
+#include "tessera/runtime_buffer.h"
 #include "tessera/type.h"
 
 namespace tessera {
@@ -378,6 +379,17 @@ public:
     explicit Buffer(const tessera_buffer_t& raw, const std::string& name = "") {
         wrap(Type(Type::Code(raw.type.code), raw.type.bits, raw.type.lanes), raw.host, raw.dimensions,
              raw.dim, name);
+    }
+
+    // A view of the memory of a Runtime::Buffer (the light buffer of applications), which it keeps
+    // alive: Halide::Buffer(Halide::Runtime::Buffer) ports unchanged.
+    template <typename T2, int D2>
+    explicit Buffer(const Runtime::Buffer<T2, D2>& b, const std::string& name = "") {
+        if (!b.defined()) return;
+        const tessera_buffer_t& raw = *b.raw_buffer();
+        wrap(Type(Type::Code(raw.type.code), raw.type.bits, raw.type.lanes), raw.host, raw.dimensions,
+             raw.dim, name);
+        contents_->allocation = std::make_shared<Runtime::Buffer<T2, D2>>(b);
     }
 
     // A view of a C array, whose last index is dimension 0: int a[3][4] is a 4 x 3 buffer.
@@ -842,12 +854,5 @@ private:
 
     std::shared_ptr<lang::BufferContents> contents_;
 };
-
-// Halide's header-only buffer class has the same interface here: Halide::Runtime::Buffer<T> code
-// ports as tessera::Runtime::Buffer<T>.
-namespace Runtime {
-template <typename T = void, int Dims = AnyDims>
-using Buffer = tessera::Buffer<T, Dims>;
-}  // namespace Runtime
 
 }  // namespace tessera

@@ -131,7 +131,10 @@ void compile_ahead_of_time(const Pipeline& pipeline, const AheadOfTimeRequest& r
     const lowering::LoweredPipeline lowered = lowering::lower(outputs, request.function_name + ".body");
     const targets::AotFunction function = aot_function(lowered, request);
 
+    // Machine code first, so that a failure (targets that disagree, say) leaves no header behind
+    // that declares a function no library defines.
     targets::AotFiles files;
+    std::map<OutputFileType, std::string> text_files;
     for (const auto& [type, path] : request.files) {
         switch (type) {
             case OutputFileType::object: files.object = path; break;
@@ -139,16 +142,18 @@ void compile_ahead_of_time(const Pipeline& pipeline, const AheadOfTimeRequest& r
             case OutputFileType::llvm_assembly: files.llvm_assembly = path; break;
             case OutputFileType::bitcode: files.bitcode = path; break;
             case OutputFileType::static_library: files.static_library = path; break;
-            case OutputFileType::c_header: write_text(path, targets::c_header(function)); break;
-            case OutputFileType::stmt: write_text(path, ir::to_string(lowered.function.body)); break;
-            case OutputFileType::stmt_html:
-                write_text(path, html_escaped(ir::to_string(lowered.function.body)));
-                break;
+            default: text_files[type] = path; break;
         }
     }
     if (!files.object.empty() || !files.assembly.empty() || !files.llvm_assembly.empty() ||
         !files.bitcode.empty() || !files.static_library.empty())
         targets::compile_ahead_of_time(function, targets, files);
+    for (const auto& [type, path] : text_files) {
+        if (type == OutputFileType::c_header) write_text(path, targets::c_header(function));
+        if (type == OutputFileType::stmt) write_text(path, ir::to_string(lowered.function.body));
+        if (type == OutputFileType::stmt_html)
+            write_text(path, html_escaped(ir::to_string(lowered.function.body)));
+    }
 }
 
 }  // namespace tessera::lang
