@@ -13,8 +13,9 @@ for exe in "$@"; do
     echo "$exe contains LLVM or Tessera compiler symbols"
     status=1
   fi
-  # The runtime must be there: the library carried it.
-  if ! nm "$exe" | grep -q " T tessera_do_par_for"; then
+  # The runtime must be there: the library carried it. (Not grep -q: it would stop reading early,
+  # and nm's broken pipe would fail the pipeline.)
+  if ! nm "$exe" | grep " T tessera_do_par_for" > /dev/null; then
     echo "$exe lacks the runtime"
     status=1
   fi
