@@ -43,10 +43,11 @@ std::vector<Stmt> structural_checks(const PipelineArgument& a) {
     Expr stride0 = field(ir::Intrinsic::BufferStride, a.name, 0);
     Expr descriptor = ir::Reinterpret::make(UInt(64), ir::Variable::make(Handle(), buffer_struct(a.name)));
     std::vector<Stmt> checks{
-        ir::AssertStmt::make(ir::NE::make(descriptor, ir::make_zero(UInt(64))),
-                             message(tessera_error_null_buffer,
-                                     {Expr(who + " is a null pointer. Pass a tessera_buffer_t* that describes "
-                                                 "the buffer.")})),
+        ir::AssertStmt::make(
+            ir::NE::make(descriptor, ir::make_zero(UInt(64))),
+            message(tessera_error_null_buffer,
+                    {Expr(who + " is a null pointer. Pass a tessera_buffer_t* that describes "
+                                "the buffer.")})),
         ir::AssertStmt::make(
             type_ok, message(tessera_error_bad_type,
                              {Expr(who + " has element type code "), code, Expr(" with "), bits,

@@ -424,7 +424,7 @@ private:
     std::string generator_name_;
     bool built_ = false;
     std::string build_error_;  // why build() failed, if it did
-    Pipeline pipeline_;         // made once, so that the JIT compiles it once
+    Pipeline pipeline_;        // made once, so that the JIT compiles it once
     // Marks this generator as the one whose members are being constructed, before any member is.
     struct ConstructionScope {
         ConstructionScope(GeneratorBase* generator, size_t size);

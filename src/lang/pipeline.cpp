@@ -132,7 +132,8 @@ std::vector<Func> Pipeline::outputs() const {
 void Pipeline::compile_jit(const Target& requested) {
     TESSERA_USER_CHECK(contents_) << "compile_jit() of an empty Pipeline.";
     const Target target = requested.defined() ? requested : get_jit_target_from_environment();
-    if (contents_->compiled && contents_->compiled->is_current() && contents_->compiled->target == target) return;
+    if (contents_->compiled && contents_->compiled->is_current() && contents_->compiled->target == target)
+        return;
     contents_->compiled = compile(contents_->outputs, target);
     if (contents_->outputs.size() == 1) contents_->outputs[0]->jit_cache = contents_->compiled;
 }
