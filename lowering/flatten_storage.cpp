@@ -111,7 +111,8 @@ private:
         std::vector<Expr> extents;
         for (const ir::Range& r : op->bounds) extents.push_back(r.extent);
         for (int i = n - 1; i >= 0; i--)
-            body = ir::Allocate::make(value_buffer(op->name, i, n), op->types[i], extents, body);
+            body = ir::Allocate::make(value_buffer(op->name, i, n), op->types[i], extents, body,
+                                      env.function(op->name).schedule.memory_type);
         return ir::Block::make(size_check(op->name, op->bounds), body);
     }
 

@@ -99,6 +99,7 @@ private:
                  hi = lets.find(loop_max(f.name, 0, f.pure_args[d]));
             if (lo == lets.end() || hi == lets.end()) return;
             if (!ir::uses_var(lo->second, var) && !ir::uses_var(hi->second, var)) continue;
+            if (pure_loop_is_split(f, f.pure_args[d])) return;
             std::optional<int64_t> window = ir::as_const_int(ir::simplify(hi->second - lo->second + 1));
             if (!window || *window < 1 || !moves_forward(lo->second, hi->second, var)) continue;
             int64_t factor = 1;

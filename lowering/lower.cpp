@@ -15,6 +15,7 @@
 #include "lowering/fold_storage.h"
 #include "lowering/inline_functions.h"
 #include "lowering/loop_nest_text.h"
+#include "lowering/place_allocations.h"
 #include "lowering/schedule_functions.h"
 #include "lowering/sliding_window.h"
 #include "lowering/unroll_loops.h"
@@ -71,6 +72,7 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("unroll loops", [&] { return unroll_loops(s); });
     s = run_pass("vectorize loops", [&] { return vectorize_loops(s); });
     s = run_pass("simplify vectors", [&] { return ir::simplify(s); });
+    s = run_pass("place allocations", [&] { return place_allocations(s, env); });
     result.function.name = name;
     result.function.body = s;
     for (const PipelineArgument& a : result.arguments) {

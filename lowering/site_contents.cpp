@@ -45,4 +45,12 @@ std::map<std::string, ir::Expr> expanded_site_lets(const ir::Stmt& site_body) {
     return lets;
 }
 
+bool pure_loop_is_split(const lang::FunctionContents& f, const std::string& var) {
+    for (const schedule::Split& s : f.pure.schedule.splits) {
+        if (s.old_var == var || (s.kind == schedule::Split::Kind::Fuse && (s.inner == var || s.outer == var)))
+            return true;
+    }
+    return false;
+}
+
 }  // namespace tessera::lowering

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/stmt.h"
+#include "lang/function.h"
 
 namespace tessera::lowering {
 
@@ -21,5 +22,10 @@ SiteContents site_contents(const ir::Stmt& site_body);
 // The chain of lets at the start of a site's body (bounds inference puts each Func's bounds
 // there), outermost first, with each value expanded in terms of the variables outside the chain.
 std::map<std::string, ir::Expr> expanded_site_lets(const ir::Stmt& site_body);
+
+// Whether the pure definition's loop over var is split or fused. Its loop then may compute points
+// outside [min, max] of the lets (RoundUp computes whole multiples of the factor), so sliding
+// windows and folded storage, which trust those lets, do not apply.
+bool pure_loop_is_split(const lang::FunctionContents& f, const std::string& var);
 
 }  // namespace tessera::lowering

@@ -19,16 +19,6 @@ bool moves_forward(const Expr& min, const Expr& max, const std::string& var) {
            ir::can_prove(ir::substitute(var, next, max) >= max);
 }
 
-// Whether the pure definition's loop over var is split: a split's tail strategy may compute points
-// below the window's new start, which the previous iteration may not have stored.
-bool is_split(const lang::FunctionContents& f, const std::string& var) {
-    for (const schedule::Split& s : f.pure.schedule.splits) {
-        if (s.old_var == var || (s.kind == schedule::Split::Kind::Fuse && (s.inner == var || s.outer == var)))
-            return true;
-    }
-    return false;
-}
-
 // Replaces the value of one let in the chain at the start of a statement.
 ir::Stmt replace_let(const ir::Stmt& s, const std::string& name, const Expr& value) {
     const ir::LetStmt* let = s.as<ir::LetStmt>();
@@ -77,7 +67,7 @@ private:
             if (sliding >= 0) return body;  // the region moves in two dimensions
             sliding = d;
         }
-        if (sliding < 0 || is_split(f, f.pure_args[sliding])) return body;
+        if (sliding < 0 || pure_loop_is_split(f, f.pure_args[sliding])) return body;
         const std::string min_name = loop_min(f.name, 0, f.pure_args[sliding]);
         Expr lo = lets.at(min_name), hi = lets.at(loop_max(f.name, 0, f.pure_args[sliding]));
         if (!moves_forward(lo, hi, loop->name)) return body;

@@ -529,7 +529,7 @@ private:
         per_lane_[op->name]++;
         Stmt body = mutate(op->body);
         per_lane_[op->name]--;
-        return ir::Allocate::make(op->name, op->type, std::move(extents), body);
+        return ir::Allocate::make(op->name, op->type, std::move(extents), body, op->memory_type);
     }
 
     Stmt visit(const ir::IfThenElse* op) override {

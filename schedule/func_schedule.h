@@ -70,6 +70,7 @@ struct FuncSchedule {
     std::vector<Bound> bounds;
     // The pure Vars in storage order, innermost first; empty for the order of the arguments.
     std::vector<std::string> storage_order;
+    MemoryType memory_type = MemoryType::Auto;
 };
 
 }  // namespace tessera::schedule

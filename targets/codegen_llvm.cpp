@@ -177,6 +177,10 @@ void CodeGenLLVM::store_vector(const ir::Store* op, llvm::Value* value) {
 }
 
 void CodeGenLLVM::visit(const ir::Allocate* op) {
+    if (op->memory_type == MemoryType::Stack || op->memory_type == MemoryType::Register) {
+        stack_allocate(op);
+        return;
+    }
     // Bytes, in 64 bits; a negative extent counts as empty.
     llvm::Value* size = builder_.getInt64(op->type.bytes() * op->type.lanes());
     for (const Expr& extent : op->extents) {
@@ -212,6 +216,26 @@ void CodeGenLLVM::visit(const ir::Allocate* op) {
     pop_symbol(op->name);
     builder_.CreateCall(runtime_function("tessera_free", builder_.getVoidTy(), {ptr, ptr}),
                         {null_user_context(), memory});
+}
+
+// Stack memory of constant size, in the entry block of the function being generated, so that a
+// loop around the Allocate reuses it rather than growing the stack; nothing to free.
+void CodeGenLLVM::stack_allocate(const ir::Allocate* op) {
+    int64_t bytes = op->type.bytes() * op->type.lanes();
+    for (const Expr& extent : op->extents) {
+        std::optional<int64_t> e = ir::as_const_int(extent);
+        TESSERA_INTERNAL_CHECK(e) << "stack allocation " << op->name << " of non-constant size";
+        bytes *= std::max<int64_t>(*e, 0);
+    }
+    llvm::Function* current = builder_.GetInsertBlock()->getParent();
+    llvm::IRBuilder<> entry(&current->getEntryBlock(), current->getEntryBlock().begin());
+    llvm::AllocaInst* memory = entry.CreateAlloca(
+        llvm::ArrayType::get(builder_.getInt8Ty(), std::max<int64_t>(bytes, 1)), nullptr, op->name);
+    // As aligned as the heap's memory, which vector accesses may assume.
+    memory->setAlignment(llvm::Align(64));
+    push_symbol(op->name, memory);
+    codegen(op->body);
+    pop_symbol(op->name);
 }
 
 // Allocations are freed at the end of their Allocate's body (and on every error exit inside it).

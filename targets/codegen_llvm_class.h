@@ -36,6 +36,8 @@ private:
     llvm::Value* codegen(const Expr& e);
     void codegen(const ir::Stmt& s);
 
+    // An Allocate in Stack or Register memory.
+    void stack_allocate(const ir::Allocate* op);
     // A zeroed tessera_buffer_t, read in place of a null one.
     llvm::Constant* empty_buffer();
 

@@ -271,6 +271,8 @@ public:
     Func& compute_root();
     Func& compute_inline();
     Func& store_root();
+    // Where the storage lives: the heap, the stack, registers (see MemoryType).
+    Func& store_in(MemoryType memory_type);
 
     // Debugging: print "Store f(x, y) = value" for every value this Func stores.
     Func& trace_stores();

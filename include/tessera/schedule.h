@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "tessera/memory_type.h"
 #include "tessera/rdom.h"
 #include "tessera/var.h"
 

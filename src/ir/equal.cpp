@@ -204,6 +204,7 @@ private:
         if (int c = order(a->name, b->name)) return c;
         if (int c = order_types(a->type, b->type)) return c;
         if (int c = lists(a->extents, b->extents)) return c;
+        if (a->memory_type != b->memory_type) return a->memory_type < b->memory_type ? -1 : 1;
         return stmts(a->body, b->body);
     }
 

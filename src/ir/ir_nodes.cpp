@@ -305,11 +305,13 @@ Stmt Provide::make(const std::string& name, std::vector<Expr> values, std::vecto
     return Stmt(n);
 }
 
-Stmt Allocate::make(const std::string& name, Type type, std::vector<Expr> extents, Stmt body) {
+Stmt Allocate::make(const std::string& name, Type type, std::vector<Expr> extents, Stmt body,
+                    MemoryType memory_type) {
     auto n = new_stmt<Allocate>();
     n->name = name;
     n->type = type;
     n->extents = std::move(extents);
+    n->memory_type = memory_type;
     n->body = std::move(body);
     return Stmt(n);
 }

@@ -188,7 +188,8 @@ Stmt Mutator::visit(const Allocate* op) {
     Stmt b = mutate(op->body);
     changed = changed || !b.same_as(op->body);
     if (!changed) return handle_of(op);
-    return b.defined() ? Allocate::make(op->name, op->type, std::move(extents), std::move(b)) : b;
+    return b.defined() ? Allocate::make(op->name, op->type, std::move(extents), std::move(b), op->memory_type)
+                       : b;
 }
 
 Stmt Mutator::visit(const Free* op) { return handle_of(op); }

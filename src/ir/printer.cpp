@@ -206,7 +206,9 @@ private:
             out << " * ";
             include(e);
         }
-        out << "]\n";
+        out << "]";
+        if (op->memory_type != MemoryType::Auto) out << " in " << memory_type_name(op->memory_type);
+        out << "\n";
         include(op->body);
     }
     void visit(const Free* op) override {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ir/expr_nodes.h"
+#include "tessera/memory_type.h"
 
 namespace tessera::ir {
 
@@ -96,8 +97,12 @@ struct Allocate : StmtNodeOf<Allocate, IRKind::Allocate> {
     std::string name;
     Type type;
     std::vector<Expr> extents;
+    // Auto and Heap allocate with tessera_malloc; Stack and Register (whose extents must then be
+    // constants) on the stack of the function that holds the Allocate.
+    MemoryType memory_type = MemoryType::Auto;
     Stmt body;
-    static Stmt make(const std::string& name, Type type, std::vector<Expr> extents, Stmt body);
+    static Stmt make(const std::string& name, Type type, std::vector<Expr> extents, Stmt body,
+                     MemoryType memory_type = MemoryType::Auto);
 };
 
 struct Free : StmtNodeOf<Free, IRKind::Free> {

@@ -170,4 +170,10 @@ Func& Func::compute_root() { return compute_at(LoopLevel::root()); }
 Func& Func::compute_inline() { return compute_at(LoopLevel::inlined()); }
 Func& Func::store_root() { return store_at(LoopLevel::root()); }
 
+Func& Func::store_in(MemoryType memory_type) {
+    contents_->schedule.memory_type = memory_type;
+    contents_->touch();
+    return *this;
+}
+
 }  // namespace tessera

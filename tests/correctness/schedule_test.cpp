@@ -395,3 +395,19 @@ TEST_CASE("compute_at Var::outermost() computes a producer inside its consumer, 
     CHECK_MESSAGE(nest.find("produce blur_y:\n  produce blur_x:") != std::string::npos, nest);
     check_equal<uint16_t>(blur.blur_y.realize({33, 17}), reference_blur(in));
 }
+
+TEST_CASE("a Func stored outside the loop that computes it in rounded-up vectors keeps all it writes") {
+    // Each iteration of consumer.x computes producer over 2 columns, rounded up to 14 by the vector
+    // split: folding producer's storage to the 2-column window would let those 14 writes wrap
+    // around onto columns still to be read.
+    Func producer("producer"), consumer("consumer");
+    Var x("x"), y("y");
+    producer(x, y) = x * 31 + y * 7;
+    consumer(x, y) = producer(x + 2, y + 1) + producer(x + 1, y - 2);
+    consumer.compute_root();
+    producer.compute_at(consumer, x).store_root().vectorize(x, 14, TailStrategy::RoundUp);
+    Buffer<int> out = consumer.realize({26, 12});
+    for (int y = 0; y < 12; y++)
+        for (int x = 0; x < 26; x++)
+            REQUIRE(out(x, y) == ((x + 2) * 31 + (y + 1) * 7) + ((x + 1) * 31 + (y - 2) * 7));
+}

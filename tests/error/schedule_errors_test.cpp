@@ -160,3 +160,25 @@ TEST_CASE("a region needed beyond a Func's bound is a run-time error naming the 
     CHECK_MESSAGE(contains(message, "g is bounded to x in [0, 7] by bound(), but [0, 10] of it is needed"),
                   message);
 }
+
+TEST_CASE("stack storage of a size not known when compiling names the Func and what to do") {
+    Func f("f"), out("out");
+    Var x("x");
+    f(x) = x * 2;
+    out(x) = f(x) + f(x + 1);
+    f.compute_root().store_in(MemoryType::Stack);
+    const std::string message = compile_error_of([&] { out.realize({10}); });
+    CHECK(contains(message, "Func f is stored in Stack memory"));
+    CHECK(contains(message, "not known when compiling"));
+    CHECK(contains(message, "MemoryType::Heap"));
+}
+
+TEST_CASE("GPU memory for a Func computed on the CPU is refused") {
+    Func f("f"), out("out");
+    Var x("x");
+    f(x) = x * 2;
+    out(x) = f(x) + f(x + 1);
+    f.compute_root().store_in(MemoryType::GPUShared);
+    const std::string message = compile_error_of([&] { out.realize({10}); });
+    CHECK(contains(message, "Func f is stored in GPUShared memory, which exists only inside GPU kernels"));
+}

@@ -96,6 +96,8 @@ public:
         if (o.bounds) bound_intermediates();
         for (int f = -1; f < p.output(); f++) {
             if (scheduled(f) && detail::chance(rng, 0.2)) reorder_storage(f);
+            // The heap instead of the compiler's choice (the stack for small constant sizes).
+            if (scheduled(f) && detail::chance(rng, 0.2)) store_in_heap(f);
         }
         return declarations.str() + code.str();
     }
@@ -759,6 +761,11 @@ private:
                      << ");\n";
             }
         }
+    }
+
+    void store_in_heap(int f) {
+        func(f).store_in(MemoryType::Heap);
+        code << func_code(f) << ".store_in(MemoryType::Heap);\n";
     }
 
     void reorder_storage(int f) {

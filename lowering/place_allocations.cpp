@@ -1,0 +1,118 @@
+#include "lowering/place_allocations.h"
+
+#include "ir/ir_util.h"
+#include "ir/mutator.h"
+#include "ir/printer.h"
+#include "ir/simplify.h"
+#include "ir/substitute.h"
+#include "util/error_stream.h"
+
+namespace tessera::lowering {
+namespace {
+
+// Constant-size allocations up to this many bytes go on the stack when the schedule leaves the
+// choice to the compiler.
+constexpr int64_t kAutoStackBytes = 16 * 1024;
+// How deep lets are followed to find that an extent is constant.
+constexpr int kMaxLetDepth = 16;
+
+class PlaceAllocations : public ir::Mutator {
+public:
+    explicit PlaceAllocations(const Environment& env) : env_(env) {}
+
+private:
+    using ir::Mutator::visit;
+
+    // The value of an extent when the lets around it make it a constant. Extents are written in
+    // terms of the region's lets (extent = max - min + 1, with min and max lets of the same loop
+    // variable), which cancel only once substituted.
+    std::optional<int64_t> constant_extent(ir::Expr e) const {
+        if (std::optional<int64_t> c = ir::as_const_int(e)) return c;
+        std::map<std::string, ir::Expr> known;
+        for (const auto& [name, values] : lets_)
+            if (!values.empty()) known[name] = values.back();
+        // Every let is expanded down to what no let defines, so that both sides of a difference
+        // are written in the same terms and cancel.
+        for (int depth = 0; depth < kMaxLetDepth; depth++) {
+            ir::Expr expanded = ir::substitute(known, e);
+            if (expanded.same_as(e)) break;
+            e = expanded;
+        }
+        return ir::as_const_int(ir::simplify(e));
+    }
+
+    // The allocation's size in bytes when every extent is a constant.
+    std::optional<int64_t> constant_bytes(const ir::Allocate* op) const {
+        int64_t bytes = op->type.bytes() * op->type.lanes();
+        for (const ir::Expr& e : op->extents) {
+            std::optional<int64_t> extent = constant_extent(e);
+            if (!extent) return std::nullopt;
+            bytes *= std::max<int64_t>(*extent, 0);
+        }
+        return bytes;
+    }
+
+    ir::Stmt visit(const ir::LetStmt* op) override {
+        lets_[op->name].push_back(op->value);
+        ir::Stmt body = mutate(op->body);
+        lets_[op->name].pop_back();
+        return body.same_as(op->body) ? handle_of(op) : ir::LetStmt::make(op->name, op->value, body);
+    }
+
+    // The Func an allocation belongs to: its buffer is the Func's name, or name.<i> for a Tuple.
+    std::string func_of(const std::string& buffer) const {
+        if (env_.functions.count(buffer)) return buffer;
+        const size_t dot = buffer.rfind('.');
+        return dot == std::string::npos ? buffer : buffer.substr(0, dot);
+    }
+
+    ir::Stmt visit(const ir::Allocate* op) override {
+        ir::Stmt body = mutate(op->body);
+        const std::optional<int64_t> bytes = constant_bytes(op);
+        MemoryType placed = op->memory_type;
+        // Stack memory needs the extents as constants in the code; elsewhere they are simpler so.
+        std::vector<ir::Expr> extents = op->extents;
+        if (bytes) {
+            for (ir::Expr& e : extents) e = ir::make_const(Int(32), *constant_extent(e));
+        }
+        switch (op->memory_type) {
+            case MemoryType::Auto:
+                placed = bytes && *bytes <= kAutoStackBytes ? MemoryType::Stack : MemoryType::Heap;
+                break;
+            case MemoryType::Stack:
+            case MemoryType::Register:
+                if (!bytes) {
+                    std::string extents;
+                    for (const ir::Expr& e : op->extents)
+                        extents += (extents.empty() ? "" : " x ") + ir::to_string(e);
+                    TESSERA_USER_ERROR << "Func " << func_of(op->name) << " is stored in "
+                                       << memory_type_name(op->memory_type)
+                                       << " memory, but the size of its storage is not known when compiling ("
+                                       << extents << "). Give its region a constant size with bound() or "
+                                       << "compute it inside a loop of constant extent, or store it in "
+                                       << "MemoryType::Heap.";
+                }
+                break;
+            case MemoryType::GPUShared:
+            case MemoryType::GPULocal:
+                TESSERA_USER_ERROR
+                    << "Func " << func_of(op->name) << " is stored in " << memory_type_name(op->memory_type)
+                    << " memory, which exists only inside GPU kernels, but it is computed on the "
+                    << "CPU. Store it in MemoryType::Stack or Heap, or schedule it for the GPU.";
+            case MemoryType::Heap: break;
+        }
+        return ir::Allocate::make(op->name, op->type, extents, body, placed);
+    }
+
+    const Environment& env_;
+    // The values of the lets enclosing the statement being visited, innermost last.
+    std::map<std::string, std::vector<ir::Expr>> lets_;
+};
+
+}  // namespace
+
+ir::Stmt place_allocations(const ir::Stmt& s, const Environment& env) {
+    return PlaceAllocations(env).mutate(s);
+}
+
+}  // namespace tessera::lowering

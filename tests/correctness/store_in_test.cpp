@@ -1,0 +1,83 @@
+// store_in: a Func's storage in the heap, on the stack or in registers gives the bits of the
+// default placement, and the compiler places constant-size storage on the stack by itself.
+
+#include <doctest/doctest.h>
+
+#include <tessera/tessera.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include "tests/correctness/blur_reference.h"
+
+using namespace tessera;
+using namespace blur_reference;
+
+namespace {
+
+// The lowered statement of f, as compile_to_lowered_stmt writes it.
+std::string lowered_text(Func& f) {
+    const std::string path =
+        (std::filesystem::temp_directory_path() / ("tessera_store_in_" + f.name() + ".stmt")).string();
+    f.compile_to_lowered_stmt(path, {});
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+}  // namespace
+
+TEST_CASE("a producer computed per tile gives the same bits in every memory type") {
+    const int w = 67, h = 45;  // not multiples of the 16 x 8 tiles
+    Buffer<uint16_t> in = random_image(w, h, 11);
+    for (MemoryType memory : {MemoryType::Auto, MemoryType::Heap, MemoryType::Stack, MemoryType::Register}) {
+        CAPTURE(memory_type_name(memory));
+        Blur blur(in);
+        blur.blur_y.tile(blur.x, blur.y, blur.xi, blur.yi, 16, 8).vectorize(blur.xi, 8).parallel(blur.y);
+        blur.blur_x.compute_at(blur.blur_y, blur.x).vectorize(blur.x, 8).store_in(memory);
+        check_equal<uint16_t>(blur.blur_y.realize({w, h}), reference_blur(in));
+    }
+}
+
+TEST_CASE("a producer stored on the stack inside a parallel loop has memory of its own per task") {
+    Func producer("producer"), consumer("consumer");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    producer(x, y) = x * 7 + y;
+    consumer(x, y) = producer(x, y) + producer(x + 1, y) * 3;
+    consumer.split(x, xo, xi, 16).parallel(y);
+    producer.compute_at(consumer, xo).store_in(MemoryType::Stack);
+    Buffer<int> out = consumer.realize({101, 57});
+    for (int y = 0; y < 57; y++)
+        for (int x = 0; x < 101; x++) REQUIRE(out(x, y) == (x * 7 + y) + ((x + 1) * 7 + y) * 3);
+}
+
+TEST_CASE("constant-size storage goes on the stack by itself, large or unknown sizes on the heap") {
+    Func small("small"), small_out("small_out");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    small(x) = x * 2;
+    small_out(x) = small(x) + small(x + 1);
+    small_out.split(x, xo, xi, 16);
+    small.compute_at(small_out, xo);
+    CHECK(lowered_text(small_out).find("allocate small[int32 * 17] in Stack") != std::string::npos);
+
+    Func unknown("unknown"), unknown_out("unknown_out");
+    unknown(x) = x * 2;
+    unknown_out(x) = unknown(x) + unknown(x + 1);
+    unknown.compute_root();
+    const std::string text = lowered_text(unknown_out);
+    CHECK(text.find("allocate unknown[") != std::string::npos);
+    CHECK(text.find("in Heap") != std::string::npos);
+}
+
+TEST_CASE("store_in(Heap) keeps a small constant-size Func on the heap") {
+    Func f("f"), out("out");
+    Var x("x"), xo("xo"), xi("xi");
+    f(x) = x * 2;
+    out(x) = f(x) + f(x + 1);
+    out.split(x, xo, xi, 16);
+    f.compute_at(out, xo).store_in(MemoryType::Heap);
+    CHECK(lowered_text(out).find("allocate f[int32 * 17] in Heap") != std::string::npos);
+    Buffer<int> result = out.realize({40});
+    for (int i = 0; i < 40; i++) REQUIRE(result(i) == 4 * i + 2);
+}
