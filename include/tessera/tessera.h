@@ -4,6 +4,7 @@
 
 #include "tessera/boundary_conditions.h"
 #include "tessera/buffer.h"
+#include "tessera/cache.h"
 #include "tessera/error.h"
 #include "tessera/evaluate.h"
 #include "tessera/expr.h"

@@ -1,0 +1,100 @@
+// cache_read: staging a producer or an input through a copy for some consumers gives the bits of
+// the schedule without the copy, whatever the copy's placement, memory and layout.
+
+#include <doctest/doctest.h>
+
+#include <tessera/tessera.h>
+
+#include <random>
+#include "tests/correctness/blur_reference.h"
+
+using namespace tessera;
+using namespace blur_reference;
+
+namespace {
+
+Buffer<float> random_matrix(int columns, int rows, unsigned seed) {
+    Buffer<float> m(columns, rows);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    m.for_each_value([&](float& v) { v = dist(rng); });
+    return m;
+}
+
+// C(j, i) = sum_k A(k, i) * B(j, k): j is the column of C and B, i the row of C and A.
+struct MatMul {
+    Func c{"c"};
+    Var j{"j"}, i{"i"}, jo{"jo"}, ji{"ji"}, io{"io"}, ii{"ii"};
+    RDom k;
+    MatMul(const Func& a, const Func& b, int depth) : k(0, depth, "k") {
+        c(j, i) = 0.0f;
+        c(j, i) += a(k, i) * b(j, k);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a producer read through a copy computed per tile gives the bits of the plain schedule") {
+    const int w = 67, h = 45;
+    Buffer<uint16_t> in = random_image(w, h, 5);
+    for (MemoryType memory : {MemoryType::Auto, MemoryType::Heap, MemoryType::Stack}) {
+        CAPTURE(memory_type_name(memory));
+        Blur blur(in);
+        blur.blur_y.tile(blur.x, blur.y, blur.xi, blur.yi, 16, 8).vectorize(blur.xi, 8);
+        blur.blur_x.compute_root();
+        Func staged = cache_read(blur.blur_x, {blur.blur_y}, memory);
+        staged.compute_at(blur.blur_y, blur.x).vectorize(blur.x, 8);
+        CHECK(blur.blur_y.loop_nest().find("produce " + staged.name()) != std::string::npos);
+        check_equal<uint16_t>(blur.blur_y.realize({w, h}), reference_blur(in));
+    }
+}
+
+TEST_CASE("an input Buffer packed into another layout by cache_read gives the bits of the unpacked product") {
+    const int m = 37, n = 29, depth = 23;  // not multiples of the 8 x 4 tiles
+    Buffer<float> a = random_matrix(depth, m, 1), b = random_matrix(n, depth, 2);
+    MatMul plain(Func(a), Func(b), depth);
+    Buffer<float> expected = plain.c.realize({n, m});
+
+    Func fa(a), fb(b);
+    MatMul packed(fa, fb, depth);
+    // The copy of B is stored with k innermost: each column j of B becomes contiguous.
+    Func b_packed = cache_read(b, {fb});
+    b_packed.compute_root().reorder_storage(b_packed.args()[1], b_packed.args()[0]);
+    packed.c.update().tile(packed.j, packed.i, packed.jo, packed.io, packed.ji, packed.ii, 8, 4,
+                           TailStrategy::GuardWithIf);
+    CHECK(packed.c.loop_nest().find("produce " + b_packed.name()) != std::string::npos);
+    Buffer<float> result = packed.c.realize({n, m});
+    result.for_each_element([&](int x, int y) { REQUIRE(result(x, y) == expected(x, y)); });
+}
+
+TEST_CASE("an ImageParam staged per row of the consumer gives the bits of the plain pipeline") {
+    ImageParam input(Int(32), 2, "input");
+    Func sum_rows("sum_rows");
+    Var x("x"), y("y");
+    sum_rows(x, y) = input(x, y) + input(x + 1, y) * 3 + input(x, y + 1);
+    Buffer<int> data(50, 40);
+    std::mt19937 rng(3);
+    data.for_each_value([&](int& v) { v = int(rng() % 1000); });
+    input.set(data);
+    Buffer<int> expected = sum_rows.realize({49, 39});
+
+    Func staged = cache_read(input, {sum_rows}, MemoryType::Stack);
+    Var xo("xo"), xi("xi");
+    sum_rows.split(x, xo, xi, 8);
+    staged.compute_at(sum_rows, xo).vectorize(staged.args()[0], 4);
+    CHECK(sum_rows.loop_nest().find("produce " + staged.name()) != std::string::npos);
+    Buffer<int> result = sum_rows.realize({49, 39});
+    result.for_each_element([&](int i, int j) { REQUIRE(result(i, j) == expected(i, j)); });
+}
+
+TEST_CASE("cache_read for a Func that does not read the input is an error that names both") {
+    ImageParam input(Int(32), 1, "input");
+    Func reads("reads"), ignores("ignores");
+    Var x("x");
+    reads(x) = input(x);
+    ignores(x) = x;
+    CHECK_THROWS_WITH_AS(cache_read(input, {ignores}), doctest::Contains("ignores does not read input"),
+                         CompileError);
+    CHECK_THROWS_WITH_AS(cache_read(input, {}), doctest::Contains("name the Funcs that should read the copy"),
+                         CompileError);
+}
