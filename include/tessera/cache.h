@@ -5,6 +5,11 @@
 // ImageParam) for the given consumers, which read the copy instead of f from then on. The copy is
 // a Func like any other: compute_at, store_in, reorder_storage, vectorize... and because its
 // storage is its own, its layout may differ from the source's, which is how packing is expressed.
+//
+// cache_write(f, memory) moves f's definitions (its pure definition and every update) to a new
+// Func, returned, that computes into storage of the given memory; f becomes the stage that copies
+// that result out, keeping its own pure schedule and placement. Schedule the returned Func inside
+// f's loops (compute_at) to accumulate a tile in registers or on the stack before writing it once.
 
 #include <vector>
 
@@ -16,6 +21,7 @@
 namespace tessera {
 
 Func cache_read(const Func& f, const std::vector<Func>& consumers, MemoryType memory_type = MemoryType::Auto);
+Func cache_write(const Func& f, MemoryType memory_type = MemoryType::Auto);
 Func cache_read(const ImageParam& image, const std::vector<Func>& consumers,
                 MemoryType memory_type = MemoryType::Auto);
 

@@ -98,3 +98,45 @@ TEST_CASE("cache_read for a Func that does not read the input is an error that n
     CHECK_THROWS_WITH_AS(cache_read(input, {}), doctest::Contains("name the Funcs that should read the copy"),
                          CompileError);
 }
+
+TEST_CASE("cache_write accumulates each tile of a product in local storage and gives the plain bits") {
+    const int m = 37, n = 29, depth = 23;
+    Buffer<float> a = random_matrix(depth, m, 4), b = random_matrix(n, depth, 5);
+    // The vectorized accumulation reads B past its last column at the ragged edge (bounds are
+    // over-estimated there), so B's edge is repeated; the extra columns are never copied out.
+    Func b_edge = BoundaryConditions::repeat_edge(b);
+    MatMul plain(Func(a), b_edge, depth);
+    Buffer<float> expected = plain.c.realize({n, m});
+
+    for (MemoryType memory : {MemoryType::Auto, MemoryType::Heap, MemoryType::Stack}) {
+        CAPTURE(memory_type_name(memory));
+        MatMul cached(Func(a), b_edge, depth);
+        Func local = cache_write(cached.c, memory);
+        // ShiftInwards keeps every tile 8 x 4, so the local tile has a constant size (needed for Stack).
+        cached.c.tile(cached.j, cached.i, cached.jo, cached.io, cached.ji, cached.ii, 8, 4,
+                      TailStrategy::ShiftInwards);
+        local.compute_at(cached.c, cached.jo);
+        local.update()
+            .reorder(cached.j, cached.i, cached.k)
+            .vectorize(cached.j, 4, TailStrategy::GuardWithIf);
+        CHECK(cached.c.loop_nest().find("produce " + local.name()) != std::string::npos);
+        Buffer<float> result = cached.c.realize({n, m});
+        result.for_each_element([&](int x, int y) { REQUIRE(result(x, y) == expected(x, y)); });
+    }
+}
+
+TEST_CASE("cache_write of a Tuple-valued Func copies every value out") {
+    Func f("f");
+    Var x("x");
+    RDom r(0, 5, "r");
+    f(x) = Tuple(x, x * 2);
+    f(x) = Tuple(f(x)[0] + r, f(x)[1] * 2);
+    Func local = cache_write(f);
+    local.compute_root();
+    Realization out = f.realize({9});
+    Buffer<int> first = out[0], second = out[1];
+    for (int i = 0; i < 9; i++) {
+        REQUIRE(first(i) == i + 0 + 1 + 2 + 3 + 4);
+        REQUIRE(second(i) == i * 2 * 32);
+    }
+}
