@@ -13,6 +13,9 @@ namespace {
 // Constant-size allocations up to this many bytes go on the stack when the schedule leaves the
 // choice to the compiler.
 constexpr int64_t kAutoStackBytes = 16 * 1024;
+// More than this on the stack would risk overflowing a thread's stack (8 MiB by default, shared
+// with everything else the thread runs), a crash rather than an error.
+constexpr int64_t kMaxStackBytes = 1024 * 1024;
 // How deep lets are followed to find that an extent is constant.
 constexpr int kMaxLetDepth = 16;
 
@@ -91,6 +94,14 @@ private:
                                        << extents << "). Give its region a constant size with bound() or "
                                        << "compute it inside a loop of constant extent, or store it in "
                                        << "MemoryType::Heap.";
+                }
+                if (*bytes > kMaxStackBytes) {
+                    TESSERA_USER_ERROR << "Func " << func_of(op->name) << " is stored in "
+                                       << memory_type_name(op->memory_type)
+                                       << " memory, but its storage takes " << *bytes
+                                       << " bytes, more than the " << kMaxStackBytes
+                                       << " a stack can safely hold. Compute it over a smaller region "
+                                       << "(compute_at an inner loop) or store it in MemoryType::Heap.";
                 }
                 break;
             case MemoryType::GPUShared:

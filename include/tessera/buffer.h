@@ -224,36 +224,9 @@ void for_each_element_of(int dims, const tessera_dimension_t* shape, F& f) {
 }  // namespace detail
 }  // namespace lang
 
-// One dimension of a Buffer: its min, extent and stride (in elements). Iterating over it visits
-// the coordinates min() ... max().
-class BufferDimension {
-public:
-    explicit BufferDimension(const tessera_dimension_t& d) : d_(&d) {}
-    int min() const { return d_->min; }
-    int extent() const { return d_->extent; }
-    int max() const { return d_->min + d_->extent - 1; }
-    int stride() const { return d_->stride; }
-
-    class iterator {
-    public:
-        explicit iterator(int x) : x_(x) {}
-        int operator*() const { return x_; }
-        iterator& operator++() {
-            x_++;
-            return *this;
-        }
-        bool operator!=(const iterator& o) const { return x_ != o.x_; }
-        bool operator==(const iterator& o) const { return x_ == o.x_; }
-
-    private:
-        int x_;
-    };
-    iterator begin() const { return iterator(min()); }
-    iterator end() const { return iterator(min() + extent()); }
-
-private:
-    const tessera_dimension_t* d_;
-};
+// One dimension of a Buffer: its min, extent, stride and max; iterating over it visits the
+// coordinates min() ... max(). The same view as the runtime's buffer.
+using BufferDimension = Runtime::BufferDimension;
 
 template <typename T = void, int Dims = AnyDims>
 class Buffer {

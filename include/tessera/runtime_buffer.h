@@ -51,6 +51,36 @@
 
 namespace tessera::Runtime {
 
+// One dimension of a Buffer: min, extent, stride (in elements) and max. Iterating over it gives
+// the coordinates min() ... max(): for (int y : b.dim(1)) ...
+class BufferDimension {
+public:
+    explicit BufferDimension(const tessera_dimension_t& d) : d_(&d) {}
+    int min() const { return d_->min; }
+    int extent() const { return d_->extent; }
+    int stride() const { return d_->stride; }
+    int max() const { return d_->min + d_->extent - 1; }
+
+    class iterator {
+    public:
+        explicit iterator(int x) : x_(x) {}
+        int operator*() const { return x_; }
+        iterator& operator++() {
+            x_++;
+            return *this;
+        }
+        bool operator==(const iterator& other) const = default;
+
+    private:
+        int x_;
+    };
+    iterator begin() const { return iterator(min()); }
+    iterator end() const { return iterator(min() + extent()); }
+
+private:
+    const tessera_dimension_t* d_;
+};
+
 template <typename T = void, int D = 4>
 class Buffer;
 
@@ -344,35 +374,7 @@ class Buffer {
     static constexpr bool converts_from = detail::converts<U, T> && !(std::is_same_v<U, T> && D2 == D);
 
 public:
-    // One dimension of a Buffer: min, extent, stride (in elements) and max. Iterating over it gives
-    // the coordinates min() ... max(): for (int y : b.dim(1)) ...
-    class Dimension {
-    public:
-        explicit Dimension(const tessera_dimension_t& d) : d_(&d) {}
-        int min() const { return d_->min; }
-        int extent() const { return d_->extent; }
-        int stride() const { return d_->stride; }
-        int max() const { return d_->min + d_->extent - 1; }
-
-        class iterator {
-        public:
-            explicit iterator(int x) : x_(x) {}
-            int operator*() const { return x_; }
-            iterator& operator++() {
-                x_++;
-                return *this;
-            }
-            bool operator==(const iterator& other) const = default;
-
-        private:
-            int x_;
-        };
-        iterator begin() const { return iterator(min()); }
-        iterator end() const { return iterator(min() + extent()); }
-
-    private:
-        const tessera_dimension_t* d_;
-    };
+    using Dimension = BufferDimension;
 
     // An empty buffer: no memory, no dimensions; defined() is false.
     Buffer() {

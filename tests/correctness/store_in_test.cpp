@@ -5,10 +5,8 @@
 
 #include <tessera/tessera.h>
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include "tests/correctness/blur_reference.h"
+#include "tests/scratch_files.h"
 
 using namespace tessera;
 using namespace blur_reference;
@@ -17,13 +15,9 @@ namespace {
 
 // The lowered statement of f, as compile_to_lowered_stmt writes it.
 std::string lowered_text(Func& f) {
-    const std::string path =
-        (std::filesystem::temp_directory_path() / ("tessera_store_in_" + f.name() + ".stmt")).string();
-    f.compile_to_lowered_stmt(path, {});
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
+    const std::filesystem::path path = scratch_files::fresh_dir("store_in_" + f.name()) / "lowered.stmt";
+    f.compile_to_lowered_stmt(path.string(), {});
+    return scratch_files::read_file(path);
 }
 
 }  // namespace

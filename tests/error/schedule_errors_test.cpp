@@ -182,3 +182,14 @@ TEST_CASE("GPU memory for a Func computed on the CPU is refused") {
     const std::string message = compile_error_of([&] { out.realize({10}); });
     CHECK(contains(message, "Func f is stored in GPUShared memory, which exists only inside GPU kernels"));
 }
+
+TEST_CASE("stack storage larger than a stack can hold is refused, not left to overflow") {
+    Func f("f"), out("out");
+    Var x("x"), y("y");
+    f(x, y) = x + y;
+    out(x, y) = f(x, y) * 2;
+    f.compute_root().bound(x, 0, 1024).bound(y, 0, 1024).store_in(MemoryType::Stack);
+    out.bound(x, 0, 1024).bound(y, 0, 1024);
+    const std::string message = compile_error_of([&] { out.realize({1024, 1024}); });
+    CHECK(contains(message, "Func f is stored in Stack memory, but its storage takes 4194304 bytes"));
+}

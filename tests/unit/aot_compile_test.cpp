@@ -8,26 +8,16 @@
 #include <sstream>
 
 #include "tessera/tessera.h"
+#include "tests/scratch_files.h"
 
 using namespace tessera;
 namespace fs = std::filesystem;
 
 namespace {
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using scratch_files::read_file;
 
-// A fresh directory for one test case's files.
-fs::path scratch_dir(const std::string& name) {
-    fs::path dir = fs::temp_directory_path() / ("tessera_aot_compile_test_" + name);
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-    return dir;
-}
+fs::path scratch_dir(const std::string& name) { return scratch_files::fresh_dir("aot_compile_" + name); }
 
 struct Brighten {
     ImageParam input{UInt(16), 2, "input"};

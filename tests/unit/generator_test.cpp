@@ -13,6 +13,7 @@
 #include <random>
 #include <sstream>
 #include <vector>
+#include "tests/scratch_files.h"
 
 namespace fs = std::filesystem;
 
@@ -498,12 +499,7 @@ TEST_CASE("the registry creates generators by name and lists them") {
 
 namespace {
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
+using scratch_files::read_file;
 
 struct DriverResult {
     int status;

@@ -1,0 +1,27 @@
+#pragma once
+// Files the tests write and read back: a fresh scratch directory per test case, and a whole file
+// as a string.
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace scratch_files {
+
+// An empty directory named after the test case, in the system's temporary directory.
+inline std::filesystem::path fresh_dir(const std::string& name) {
+    std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_test_" + name);
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir;
+}
+
+inline std::string read_file(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+}  // namespace scratch_files
