@@ -7,19 +7,13 @@
 #include "lang/function.h"
 #include "lowering/lower.h"
 #include "targets/aot.h"
+#include "util/c_identifier.h"
 #include "util/error_stream.h"
 
 namespace tessera::lang {
 namespace {
 
 using lowering::PipelineArgument;
-
-bool is_c_identifier(const std::string& s) {
-    if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-    for (char c : s)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-    return true;
-}
 
 // Func names may hold characters C does not allow in a parameter name.
 std::string c_identifier(const std::string& s) {
@@ -59,7 +53,7 @@ targets::AotFunction aot_function(const lowering::LoweredPipeline& lowered, cons
     f.name = r.function_name;
     std::set<std::string> names;
     for (const Argument& in : r.inputs) {
-        TESSERA_USER_CHECK(is_c_identifier(in.name))
+        TESSERA_USER_CHECK(util::is_c_identifier(in.name))
             << "the argument \"" << in.name << "\" of " << f.name << " is not a C identifier; rename it.";
         TESSERA_USER_CHECK(names.insert(in.name).second)
             << "two arguments of " << f.name << " are named " << in.name << "; give them distinct names.";
@@ -117,7 +111,7 @@ std::string html_escaped(const std::string& text) {
 
 void compile_ahead_of_time(const Pipeline& pipeline, const AheadOfTimeRequest& request) {
     TESSERA_USER_CHECK(pipeline.defined()) << "ahead-of-time compilation of an empty Pipeline.";
-    TESSERA_USER_CHECK(is_c_identifier(request.function_name))
+    TESSERA_USER_CHECK(util::is_c_identifier(request.function_name))
         << "the function name \"" << request.function_name
         << "\" is not a C identifier (letters, digits and _, not starting with a digit). Pass another "
            "fn_name.";
