@@ -168,6 +168,7 @@ bool is_lane_wise(ir::Intrinsic op) {
         case Intrinsic::Exp:
         case Intrinsic::Log:
         case Intrinsic::Pow:
+        case Intrinsic::Fma:
         case Intrinsic::Sin:
         case Intrinsic::Cos:
         case Intrinsic::Tan:

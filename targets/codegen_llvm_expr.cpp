@@ -393,6 +393,7 @@ llvm::Value* CodeGenLLVM::codegen_intrinsic(const ir::Call* op) {
         case Intrinsic::Exp:
         case Intrinsic::Log:
         case Intrinsic::Pow:
+        case Intrinsic::Fma:
         case Intrinsic::Sin:
         case Intrinsic::Cos:
         case Intrinsic::Tan:
@@ -464,6 +465,7 @@ llvm::Value* CodeGenLLVM::codegen_math(const ir::Call* op) {
         case Intrinsic::Exp: id = llvm::Intrinsic::exp; break;
         case Intrinsic::Log: id = llvm::Intrinsic::log; break;
         case Intrinsic::Pow: id = llvm::Intrinsic::pow; break;
+        case Intrinsic::Fma: id = llvm::Intrinsic::fma; break;
         case Intrinsic::Sin: id = llvm::Intrinsic::sin; break;
         case Intrinsic::Cos: id = llvm::Intrinsic::cos; break;
         case Intrinsic::Tan: id = llvm::Intrinsic::tan; break;
@@ -474,7 +476,7 @@ llvm::Value* CodeGenLLVM::codegen_math(const ir::Call* op) {
         case Intrinsic::Round: id = llvm::Intrinsic::roundeven; break;  // half to even
         default: TESSERA_INTERNAL_ERROR << op->name << " is not a math function";
     }
-    size_t arity = op->intrinsic == Intrinsic::Pow ? 2 : 1;
+    size_t arity = op->intrinsic == Intrinsic::Fma ? 3 : op->intrinsic == Intrinsic::Pow ? 2 : 1;
     TESSERA_INTERNAL_CHECK(op->args.size() == arity) << op->name << " takes " << arity << " arguments";
     std::vector<llvm::Value*> args;
     for (const Expr& a : op->args) {
@@ -482,12 +484,12 @@ llvm::Value* CodeGenLLVM::codegen_math(const ir::Call* op) {
             << op->name << " of " << type_name(a.type()) << " giving " << type_name(op->type);
         args.push_back(splat(codegen(a), op->type.lanes()));
     }
-    // Rounding and square roots are exact, lane by lane, as vector instructions. The rest would
-    // become calls of a vector math library if LLVM had one, whose results may differ from the C
+    // Rounding, square roots and fused multiply-adds are exact, lane by lane, as vector instructions. The
+    // rest would become calls of a vector math library if LLVM had one, whose results may differ from the C
     // library's: they are computed one lane at a time, exactly as scalars are.
     const bool exact_as_vector = id == llvm::Intrinsic::sqrt || id == llvm::Intrinsic::floor ||
                                  id == llvm::Intrinsic::ceil || id == llvm::Intrinsic::trunc ||
-                                 id == llvm::Intrinsic::roundeven;
+                                 id == llvm::Intrinsic::roundeven || id == llvm::Intrinsic::fma;
     if (op->type.is_scalar() || exact_as_vector)
         return builder_.CreateIntrinsic(id, {llvm_type(op->type)}, args);
     return per_lane(op->type, args, [&](const std::vector<llvm::Value*>& lane_args) {

@@ -149,6 +149,9 @@ Expr log(Expr x);
 // squaring) in x's own type, integers included, and a negative one is 1 / x^-y; otherwise x is
 // converted to float and y to x's type.
 Expr pow(Expr x, Expr y);
+// a * b + c rounded once, as C's fma: the operation of a fused multiply-add instruction. The
+// arguments are converted to one float type as an arithmetic operator's are.
+Expr fma(Expr a, Expr b, Expr c);
 Expr sin(Expr x);
 Expr cos(Expr x);
 Expr tan(Expr x);

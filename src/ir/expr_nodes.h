@@ -261,6 +261,7 @@ enum class Intrinsic : uint8_t {
     Exp,
     Log,
     Pow,
+    Fma,  // fma(a, b, c): a * b + c rounded once
     Sin,
     Cos,
     Tan,

@@ -188,6 +188,7 @@ const char* intrinsic_name(Intrinsic op) {
         case Intrinsic::Exp: return "exp";
         case Intrinsic::Log: return "log";
         case Intrinsic::Pow: return "pow";
+        case Intrinsic::Fma: return "fma";
         case Intrinsic::Sin: return "sin";
         case Intrinsic::Cos: return "cos";
         case Intrinsic::Tan: return "tan";

@@ -88,6 +88,17 @@ Expr pow(Expr x, Expr y) {
     return Call::make_intrinsic(t, Intrinsic::Pow, {std::move(x), std::move(y)});
 }
 
+Expr fma(Expr a, Expr b, Expr c) {
+    a = float_of(std::move(a), "fma");
+    b = float_of(std::move(b), "fma");
+    c = float_of(std::move(c), "fma");
+    lang::match_types(a, b, "fma");
+    lang::match_types(a, c, "fma");
+    lang::match_types(b, c, "fma");
+    Type t = a.type();
+    return Call::make_intrinsic(t, Intrinsic::Fma, {std::move(a), std::move(b), std::move(c)});
+}
+
 Expr fract(const Expr& x) {
     Expr f = float_of(x, "fract");
     return f - trunc(f);

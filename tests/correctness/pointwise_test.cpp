@@ -134,6 +134,30 @@ TEST_CASE("math functions match the C library") {
     }
 }
 
+TEST_CASE("fma rounds once, as C's fma does, in scalar and in vector code") {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+    const int n = 53;
+    Buffer<float> a(n), b(n), c(n);
+    for (int i = 0; i < n; i++) a(i) = d(rng), b(i) = d(rng), c(i) = d(rng);
+    Var x("x");
+    Func scalar("scalar"), vector("vector");
+    scalar(x) = fma(a(x), b(x), c(x));
+    vector(x) = fma(a(x), b(x), c(x));
+    vector.vectorize(x, 8);
+    Buffer<float> s = scalar.realize({n}), v = vector.realize({n});
+    int unfused_differs = 0;
+    for (int i = 0; i < n; i++) {
+        const float expect = std::fma(a(i), b(i), c(i));
+        CHECK_MESSAGE(s(i) == expect, "scalar fma at " << i);
+        CHECK_MESSAGE(v(i) == expect, "vector fma at " << i);
+        volatile float product = a(i) * b(i);
+        unfused_differs += product + c(i) != expect;
+    }
+    // The inputs are such that rounding twice would give other bits somewhere.
+    CHECK(unfused_differs > 0);
+}
+
 TEST_CASE("abs of a signed integer is unsigned, and is_nan finds NaNs") {
     Var x("x");
     Func a("a"), n("n");
