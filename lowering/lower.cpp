@@ -18,6 +18,7 @@
 #include "lowering/place_allocations.h"
 #include "lowering/schedule_functions.h"
 #include "lowering/sliding_window.h"
+#include "lowering/tensorize.h"
 #include "lowering/unroll_loops.h"
 #include "lowering/vectorize_loops.h"
 
@@ -69,6 +70,7 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
         check_loop_extents(s, env);
         return 0;
     });
+    s = run_pass("tensorize", [&] { return tensorize(s, env); });
     s = run_pass("unroll loops", [&] { return unroll_loops(s); });
     s = run_pass("vectorize loops", [&] { return vectorize_loops(s); });
     s = run_pass("simplify vectors", [&] { return ir::simplify(s); });

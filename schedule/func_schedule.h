@@ -10,6 +10,10 @@
 #include "ir/stmt.h"
 #include "tessera/schedule.h"
 
+namespace tessera::lang {
+struct TensorIntrinsicContents;
+}
+
 namespace tessera::schedule {
 
 // One step of a stage's loop transformations, applied in order.
@@ -33,8 +37,15 @@ struct Dim {
     bool is_rvar = false;
 };
 
+// tensorize(var, intrinsic): the loops from var inwards become the intrinsic.
+struct Tensorized {
+    std::string var;  // the full dimension name
+    std::shared_ptr<const lang::TensorIntrinsicContents> intrinsic;
+};
+
 struct StageSchedule {
     std::vector<Split> splits;
+    std::vector<Tensorized> tensorized;
     // Empty until the first primitive touches the stage; lowering then uses the default order.
     std::vector<Dim> dims;
 };

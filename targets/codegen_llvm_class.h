@@ -4,6 +4,7 @@
 // (parallel loops). Only for targets/.
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
@@ -68,6 +69,19 @@ private:
     llvm::Value* codegen_buffer_field(const ir::Call* op);
     llvm::Value* codegen_print(const ir::Call* op);
     llvm::Value* codegen_extern(const ir::Call* op);
+    // Tensor intrinsics (codegen_llvm_tensor.cpp).
+    llvm::Value* codegen_buffer_view(const ir::Call* op);
+    llvm::Value* codegen_dot_u8s8(const ir::Call* op);
+    llvm::Value* codegen_dot_bf16(const ir::Call* op);
+    // The vector of n groups: `group` (a vector of `size` lanes) repeated, or v itself if it has n
+    // groups already.
+    llvm::Value* repeat_group(llvm::Value* v, int size, int n);
+    // Lanes first, first + step, ... of v, n of them.
+    llvm::Value* strided_lanes(llvm::Value* v, int first, int step, int n);
+    // A call of the LLVM intrinsic id with args bitcast to the types it takes, and its result
+    // bitcast to result.
+    llvm::Value* call_target_intrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args,
+                                       llvm::Type* result);
     void emit_print(const std::vector<Expr>& args, const std::vector<llvm::Value*>& values);
 
     // Memory accesses of a named allocation or buffer, tagged so that LLVM knows accesses to

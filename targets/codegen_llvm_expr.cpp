@@ -441,6 +441,9 @@ llvm::Value* CodeGenLLVM::codegen_intrinsic(const ir::Call* op) {
         }
         case Intrinsic::Print:
         case Intrinsic::PrintWhen: return codegen_print(op);
+        case Intrinsic::BufferView: return codegen_buffer_view(op);
+        case Intrinsic::DotU8S8: return codegen_dot_u8s8(op);
+        case Intrinsic::DotBF16: return codegen_dot_bf16(op);
         case Intrinsic::BufferHost:
         case Intrinsic::BufferMin:
         case Intrinsic::BufferExtent:

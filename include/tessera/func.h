@@ -18,6 +18,8 @@
 
 namespace tessera {
 
+class TensorIntrinsic;
+
 namespace lang {
 struct FunctionContents;
 }
@@ -86,6 +88,9 @@ public:
     Stage& vectorize(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
     Stage& unroll(const VarOrRVar& var);
     Stage& unroll(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
+    // Replaces the loops from var inwards by the intrinsic, which must compute what they compute
+    // (see tensorize.h).
+    Stage& tensorize(const VarOrRVar& var, const TensorIntrinsic& intrinsic);
 
     // Where condition holds, the stage runs its own copy of the definition, scheduled through the
     // Stage returned. Specializations are tried in the order given, before the general definition.
@@ -236,6 +241,7 @@ public:
     Func& vectorize(const VarOrRVar& var);
     Func& vectorize(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
     Func& unroll(const VarOrRVar& var);
+    Func& tensorize(const VarOrRVar& var, const TensorIntrinsic& intrinsic);
     Func& unroll(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
     // Computes exactly [min, min + extent) of var, whatever the consumers need (a run-time error if
     // they need more).

@@ -19,6 +19,7 @@
 #include "tessera/pipeline.h"
 #include "tessera/rdom.h"
 #include "tessera/target.h"
+#include "tessera/tensorize.h"
 #include "tessera/tuple.h"
 #include "tessera/type.h"
 #include "tessera/var.h"

@@ -292,6 +292,16 @@ enum class Intrinsic : uint8_t {
     // Produced by vectorization, with no spelling in the language:
     AllLanesTrue,  // all_lanes_true(bools): whether every lane of a vector of bools is true
     ExtractLane,   // extract_lane(vector, i): lane i (an Int(32) in [0, lanes)) of the vector
+    // Produced by tensorization:
+    // buffer_view(name, index, type code, bits, extent0, stride0, ...): a tessera_buffer_t* (a
+    // Handle) viewing the named memory from element `index`, with those dimensions.
+    BufferView,
+    // dot4_u8s8(acc, a, b): acc (int32 x n) plus, in lane i, the sum over q < 4 of lane 4i + q of a
+    // (uint8 x 4n, or uint8 x 4 for the same four values in every lane) times that of b (int8 x 4n).
+    DotU8S8,
+    // dot2_bf16(acc, a, b): acc (float32 x n), in lane i plus the product of lanes 2i + 1 of a and
+    // b, then plus that of lanes 2i, read as bfloat16 bits (uint16 x 2n, or x 2 for every lane).
+    DotBF16,
 };
 
 struct Call : ExprNodeOf<Call, IRKind::Call> {

@@ -189,6 +189,9 @@ const char* intrinsic_name(Intrinsic op) {
         case Intrinsic::Log: return "log";
         case Intrinsic::Pow: return "pow";
         case Intrinsic::Fma: return "fma";
+        case Intrinsic::BufferView: return "buffer_view";
+        case Intrinsic::DotU8S8: return "dot4_u8s8";
+        case Intrinsic::DotBF16: return "dot2_bf16";
         case Intrinsic::Sin: return "sin";
         case Intrinsic::Cos: return "cos";
         case Intrinsic::Tan: return "tan";

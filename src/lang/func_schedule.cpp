@@ -93,6 +93,11 @@ Func& Func::vectorize(const VarOrRVar& var, const Expr& factor, TailStrategy tai
     return *this;
 }
 
+Func& Func::tensorize(const VarOrRVar& var, const TensorIntrinsic& intrinsic) {
+    Stage(*this).tensorize(var, intrinsic);
+    return *this;
+}
+
 Func& Func::unroll(const VarOrRVar& var) {
     Stage(*this).unroll(var);
     return *this;

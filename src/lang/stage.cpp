@@ -6,6 +6,7 @@
 #include "lang/function.h"
 #include "schedule/stage_primitives.h"
 #include "tessera/func.h"
+#include "tessera/tensorize.h"
 #include "util/error_stream.h"
 
 namespace tessera {
@@ -61,6 +62,18 @@ Stage& Stage::reorder(const std::vector<VarOrRVar>& vars) {
 
 Stage& Stage::rename(const VarOrRVar& old_name, const VarOrRVar& new_name) {
     schedule::rename(ref(), old_name.name(), new_name.name());
+    function_->touch();
+    return *this;
+}
+
+Stage& Stage::tensorize(const VarOrRVar& var, const TensorIntrinsic& intrinsic) {
+    TESSERA_USER_CHECK(intrinsic.defined())
+        << ref().describe() << ".tensorize(" << var.name()
+        << ", ...): the intrinsic is empty; declare one (see tensorize.h).";
+    const std::string dim = schedule::find_dim(ref(), var.name(), "tensorize").var;
+    schedule::StageSchedule& s = schedule::stage_schedule(ref());
+    std::erase_if(s.tensorized, [&](const schedule::Tensorized& t) { return t.var == dim; });
+    s.tensorized.push_back({dim, intrinsic.contents()});
     function_->touch();
     return *this;
 }

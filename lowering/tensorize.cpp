@@ -1,0 +1,78 @@
+// The tensorize pass: finds the loops the schedules tensorized and replaces them.
+
+#include "lowering/tensorize.h"
+
+#include <map>
+
+#include "ir/ir_util.h"
+#include "ir/mutator.h"
+#include "ir/simplify.h"
+#include "lowering/names.h"
+#include "lowering/tensor_match.h"
+#include "util/error_stream.h"
+
+namespace tessera::lowering {
+namespace {
+
+struct TensorizedLoop {
+    std::shared_ptr<const lang::TensorIntrinsicContents> intrinsic;
+    std::string where;  // the tensorize call, as the user wrote it
+    bool found = false;
+};
+
+void collect(const std::string& func, int stage, const lang::Definition& d,
+             std::map<std::string, TensorizedLoop>& loops) {
+    for (const schedule::Tensorized& t : d.schedule.tensorized) {
+        const std::string stage_name = stage == 0 ? func : func + ".update(" + std::to_string(stage - 1) + ")";
+        loops[loop_var(func, stage, t.var)] = {t.intrinsic, stage_name + ".tensorize(" + t.var + ", " + t.intrinsic->name + ")"};
+    }
+    for (const lang::Specialization& s : d.specializations) {
+        if (s.definition) collect(func, stage, *s.definition, loops);
+    }
+}
+
+class TensorizeLoops : public ir::Mutator {
+public:
+    explicit TensorizeLoops(std::map<std::string, TensorizedLoop>& loops) : loops_(loops) {}
+
+protected:
+    using ir::Mutator::visit;
+    ir::Stmt visit(const ir::For* op) override {
+        auto it = loops_.find(op->name);
+        if (it == loops_.end()) return ir::Mutator::visit(op);
+        it->second.found = true;
+        const lang::TensorIntrinsicContents& intrinsic = *it->second.intrinsic;
+        TensorMatch match = match_tensor_intrinsic(op, intrinsic, it->second.where);
+        const std::string unique = intrinsic.name + "." + std::to_string(count_++);
+        TensorKernel kernel = tensor_kernel(intrinsic, match.binding, unique);
+        Expr whole = ir::simplify(match.whole_tile && kernel.precondition);
+        if (ir::is_const_one(whole)) return kernel.body;
+        return ir::IfThenElse::make(whole, kernel.body, ir::handle_of(op));
+    }
+
+private:
+    std::map<std::string, TensorizedLoop>& loops_;
+    int count_ = 0;
+};
+
+}  // namespace
+
+ir::Stmt tensorize(const ir::Stmt& s, const Environment& env) {
+    std::map<std::string, TensorizedLoop> loops;
+    for (const std::string& name : env.order) {
+        const lang::FunctionContents& f = env.function(name);
+        collect(name, 0, f.pure, loops);
+        for (size_t i = 0; i < f.updates.size(); i++) collect(name, int(i) + 1, f.updates[i], loops);
+    }
+    if (loops.empty()) return s;
+    TensorizeLoops mutator(loops);
+    ir::Stmt result = mutator.mutate(s);
+    for (const auto& [loop, t] : loops) {
+        TESSERA_USER_CHECK(t.found) << t.where << ": there is no loop " << loop
+                                    << " to tensorize; a loop split after tensorize() is no longer one loop. "
+                                       "Tensorize after the splits, naming a loop they made.";
+    }
+    return result;
+}
+
+}  // namespace tessera::lowering
