@@ -77,6 +77,7 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("place allocations", [&] { return place_allocations(s, env); });
     result.function.name = name;
     result.function.body = s;
+    result.function.extern_symbols = tensor_intrinsic_functions(env);
     for (const PipelineArgument& a : result.arguments) {
         result.function.args.push_back({a.name, a.is_buffer(), a.type, a.dimensions});
     }

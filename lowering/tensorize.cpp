@@ -55,15 +55,29 @@ private:
     int count_ = 0;
 };
 
-}  // namespace
-
-ir::Stmt tensorize(const ir::Stmt& s, const Environment& env) {
+std::map<std::string, TensorizedLoop> tensorized_loops(const Environment& env) {
     std::map<std::string, TensorizedLoop> loops;
     for (const std::string& name : env.order) {
         const lang::FunctionContents& f = env.function(name);
         collect(name, 0, f.pure, loops);
         for (size_t i = 0; i < f.updates.size(); i++) collect(name, int(i) + 1, f.updates[i], loops);
     }
+    return loops;
+}
+
+}  // namespace
+
+std::map<std::string, const void*> tensor_intrinsic_functions(const Environment& env) {
+    std::map<std::string, const void*> functions;
+    for (const auto& [loop, t] : tensorized_loops(env)) {
+        if (t.intrinsic->implementation == lang::TensorImplementation::ExternFunction)
+            functions[t.intrinsic->function_name] = t.intrinsic->address;
+    }
+    return functions;
+}
+
+ir::Stmt tensorize(const ir::Stmt& s, const Environment& env) {
+    std::map<std::string, TensorizedLoop> loops = tensorized_loops(env);
     if (loops.empty()) return s;
     TensorizeLoops mutator(loops);
     ir::Stmt result = mutator.mutate(s);

@@ -56,7 +56,8 @@ public:
 
     // Loads the module into a new JITDylib and returns the address of its function `name`.
     JITModule::Entry load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                          const std::string& name, llvm::orc::JITDylib*& dylib) {
+                          const std::string& name, const std::map<std::string, const void*>& extern_symbols,
+                          llvm::orc::JITDylib*& dylib) {
         std::lock_guard<std::mutex> lock(mutex_);
         llvm::Expected<llvm::orc::JITDylib&> created =
             jit_->createJITDylib("tessera pipeline " + std::to_string(next_id_++) + ": " + name);
@@ -64,6 +65,17 @@ public:
             << "cannot create a JITDylib: " << llvm::toString(created.takeError());
         dylib = &*created;
         dylib->addToLinkOrder(*runtime_);
+        if (!extern_symbols.empty()) {
+            llvm::orc::SymbolMap symbols;
+            for (const auto& [symbol, address] : extern_symbols) {
+                symbols[jit_->mangleAndIntern(symbol)] =
+                    llvm::orc::ExecutorSymbolDef(llvm::orc::ExecutorAddr::fromPtr(address),
+                                                 llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+            }
+            llvm::Error error = dylib->define(llvm::orc::absoluteSymbols(std::move(symbols)));
+            TESSERA_INTERNAL_CHECK(!error) << "cannot define " << name
+                                           << "'s extern symbols: " << llvm::toString(std::move(error));
+        }
         llvm::orc::ThreadSafeModule safe_module(std::move(module), std::move(context));
         if (llvm::Error error = jit_->addIRModule(*dylib, std::move(safe_module))) {
             std::string message = llvm::toString(std::move(error));
@@ -226,7 +238,7 @@ std::shared_ptr<JITModule> jit_compile(const LoweredFunction& f, const Target& t
     auto resources = std::make_unique<JITModule::Resources>();
     resources->engine = &JitEngine::get(cpu);
     JITModule::Entry entry =
-        JitEngine::get(cpu).load(std::move(module), std::move(context), f.name, resources->dylib);
+        JitEngine::get(cpu).load(std::move(module), std::move(context), f.name, f.extern_symbols, resources->dylib);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::make_shared<JITModule>(entry, std::move(ir), seconds, std::move(resources));
 }

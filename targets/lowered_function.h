@@ -10,6 +10,7 @@
 // written by Store with name N) and as N.buffer (the tessera_buffer_t*, a Handle, for the Buffer*
 // intrinsics). A scalar argument N is the symbol N.
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct LoweredFunction {
     std::string name;  // the C symbol name, e.g. "blur"
     std::vector<LoweredArgument> args;
     ir::Stmt body;  // flattened loop-nest IR: no Provide, Realize or Func calls left
+    // C functions the body calls that the JIT finds at these addresses in this process (those of
+    // tensor intrinsics); ahead-of-time code links to them by name.
+    std::map<std::string, const void*> extern_symbols;
 };
 
 }  // namespace tessera::targets

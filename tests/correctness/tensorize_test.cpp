@@ -1,0 +1,274 @@
+// Tensorized schedules against the untensorized ones and plain C++, bit for bit, on random inputs
+// whose sizes do not divide the tiles: the built-in kernels (f32 FMA, u8 x s8 and bf16 dot
+// products) and an intrinsic implemented by a C function of this program.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "tessera/tessera.h"
+#include "tests/scratch_files.h"
+
+using namespace tessera;
+
+namespace {
+
+template <typename T>
+Buffer<T> random_matrix(int columns, int rows, std::mt19937& rng, double lo, double hi) {
+    Buffer<T> b(columns, rows);
+    std::uniform_real_distribution<double> d(lo, hi);
+    for (int y = 0; y < rows; y++)
+        for (int x = 0; x < columns; x++) b(x, y) = T(d(rng));
+    return b;
+}
+
+// bfloat16 bits of random normal floats of either sign.
+Buffer<uint16_t> random_bfloat16(int columns, int rows, std::mt19937& rng) {
+    Buffer<float> f = random_matrix<float>(columns, rows, rng, 0.25, 4.0);
+    Buffer<uint16_t> b(columns, rows);
+    std::bernoulli_distribution negative(0.5);
+    for (int y = 0; y < rows; y++)
+        for (int x = 0; x < columns; x++) {
+            uint32_t bits;
+            std::memcpy(&bits, &f(x, y), 4);
+            b(x, y) = uint16_t((bits >> 16) | (negative(rng) ? 0x8000 : 0));
+        }
+    return b;
+}
+
+float bfloat16_value(uint16_t bits) {
+    uint32_t wide = uint32_t(bits) << 16;
+    float f;
+    std::memcpy(&f, &wide, 4);
+    return f;
+}
+
+// The lowered statement of f, in which a kernel shows by its name.
+std::string lowered(Func f, const std::vector<Argument>& args) {
+    const auto path = scratch_files::fresh_dir("tensorize") / "lowered.stmt";
+    f.compile_to_lowered_stmt(path.string(), args);
+    return scratch_files::read_file(path);
+}
+
+bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+template <typename T>
+int count_differences(const Buffer<T>& a, const Buffer<T>& b) {
+    int differences = 0;
+    for (int y = 0; y < a.height(); y++)
+        for (int x = 0; x < a.width(); x++) differences += a(x, y) != b(x, y);
+    return differences;
+}
+
+// C(x, y) = sum over k of A(k, y) * B(x, k), each step one fma, k in order.
+struct FloatMatmul {
+    ImageParam a{Float(32), 2, "a"}, b{Float(32), 2, "b"};
+    Func c{"c"};
+    Var x{"x"}, y{"y"}, xi{"xi"}, yi{"yi"};
+    RDom k{0, a.dim(0).extent(), "k"};
+    FloatMatmul() {
+        c(x, y) = 0.0f;
+        c(x, y) = fma(a(k, y), b(x, k), c(x, y));
+    }
+};
+
+}  // namespace
+
+TEST_CASE("an f32 matrix product tensorized with the FMA kernel gives the bits of its untensorized schedule") {
+    std::mt19937 rng(11);
+    const int width = 45, height = 26, depth = 19;  // tiles of 16 x 6 and 32 x 4 do not divide them
+    Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
+    Buffer<float> b = random_matrix<float>(width, depth, rng, -1, 1);
+    Buffer<float> expected(width, height);
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++) {
+            float sum = 0.0f;
+            for (int k = 0; k < depth; k++) sum = std::fma(a(k, y), b(x, k), sum);
+            expected(x, y) = sum;
+        }
+    FloatMatmul plain;
+    plain.a.set(a);
+    plain.b.set(b);
+    Buffer<float> untensorized = plain.c.realize({width, height});
+    CHECK(count_differences(untensorized, expected) == 0);
+
+    for (auto [columns, rows] : {std::pair{16, 6}, std::pair{32, 4}, std::pair{8, 3}}) {
+        CAPTURE(columns);
+        CAPTURE(rows);
+        FloatMatmul m;
+        m.a.set(a);
+        m.b.set(b);
+        m.c.update()
+            .tile(m.x, m.y, m.xi, m.yi, columns, rows)
+            .reorder(m.xi, m.yi, m.k, m.x, m.y)
+            .tensorize(m.k, intrinsics::fma_f32(columns, rows));
+        Buffer<float> tensorized = m.c.realize({width, height});
+        CHECK(count_differences(tensorized, expected) == 0);
+        CHECK(contains(lowered(m.c, {m.a, m.b}), "fma_f32_" + std::to_string(columns) + "x" + std::to_string(rows) +
+                                                     ".0.acc[float32 * " + std::to_string(columns * rows) + "] in Register"));
+    }
+}
+
+TEST_CASE("a tensorized kernel reads a packed copy made by cache_read, and runs inside parallel tiles") {
+    std::mt19937 rng(12);
+    const int width = 70, height = 31, depth = 23;
+    Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
+    Buffer<float> b = random_matrix<float>(width, depth, rng, -1, 1);
+    FloatMatmul plain, m;
+    for (FloatMatmul* p : {&plain, &m}) {
+        p->a.set(a);
+        p->b.set(b);
+    }
+    Var xo("xo"), yo("yo");
+    Func packed = cache_read(m.b, {m.c});
+    m.c.update()
+        .tile(m.x, m.y, xo, yo, m.xi, m.yi, 16, 4)
+        .reorder(m.xi, m.yi, m.k, xo, yo)
+        .parallel(yo)
+        .tensorize(m.k, intrinsics::fma_f32(16, 4));
+    packed.compute_at(m.c, yo).vectorize(packed.args()[0], 8);
+    Buffer<float> expected = plain.c.realize({width, height});
+    Buffer<float> tensorized = m.c.realize({width, height});
+    CHECK(count_differences(tensorized, expected) == 0);
+    CHECK(contains(lowered(m.c, {m.a, m.b}), "fma_f32_16x4.0.acc"));
+}
+
+TEST_CASE("a u8 x s8 matrix product tensorized with the VNNI dot product equals plain C++") {
+    std::mt19937 rng(13);
+    const int width = 37, height = 23, depth = 4 * 13;
+    Buffer<uint8_t> a = random_matrix<uint8_t>(depth, height, rng, 0, 255.99);
+    Buffer<int8_t> b = random_matrix<int8_t>(width, depth, rng, -128, 127.99);
+    Buffer<int32_t> expected(width, height);
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++) {
+            int32_t sum = 0;
+            for (int k = 0; k < depth; k++) sum += int32_t(a(k, y)) * int32_t(b(x, k));
+            expected(x, y) = sum;
+        }
+    for (bool tensorize : {false, true}) {
+        CAPTURE(tensorize);
+        ImageParam ap(UInt(8), 2, "a"), bp(Int(8), 2, "b");
+        ap.set(a);
+        bp.set(b);
+        Func packed("packed"), c("c");
+        Var q("q"), x("x"), y("y"), ko("ko"), xi("xi"), yi("yi");
+        // Four consecutive k of one column side by side, as vpdpbusd reads them.
+        packed(q, x, ko) = bp(x, 4 * ko + q);
+        RDom r(0, 4, 0, ap.dim(0).extent() / 4, "r");
+        c(x, y) = 0;
+        c(x, y) += cast<int32_t>(ap(4 * r.y + r.x, y)) * cast<int32_t>(packed(r.x, x, r.y));
+        packed.compute_root();
+        Stage update = c.update();
+        update.tile(x, y, xi, yi, 16, 4).reorder(r.x, xi, yi, r.y, x, y);
+        if (tensorize) update.tensorize(r.y, intrinsics::dot_u8s8(16, 4));
+        Buffer<int32_t> out = c.realize({width, height});
+        CHECK(count_differences(out, expected) == 0);
+        CHECK(contains(lowered(c, {ap, bp}), "dot4_u8s8(") == tensorize);
+    }
+}
+
+TEST_CASE("a bf16 matrix product tensorized with the BF16 dot product equals plain C++ in its order") {
+    std::mt19937 rng(14);
+    const int width = 41, height = 13, depth = 2 * 9;
+    Buffer<uint16_t> a = random_bfloat16(depth, height, rng), b = random_bfloat16(width, depth, rng);
+    Buffer<float> expected(width, height);
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++) {
+            float sum = 0.0f;
+            for (int ko = 0; ko < depth / 2; ko++) {
+                // vdpbf16ps's order: the odd product, then the even one (each product is exact).
+                volatile float odd = bfloat16_value(a(2 * ko + 1, y)) * bfloat16_value(b(x, 2 * ko + 1));
+                sum = sum + odd;
+                volatile float even = bfloat16_value(a(2 * ko, y)) * bfloat16_value(b(x, 2 * ko));
+                sum = sum + even;
+            }
+            expected(x, y) = sum;
+        }
+    for (bool tensorize : {false, true}) {
+        CAPTURE(tensorize);
+        ImageParam ap(UInt(16), 2, "a"), bp(UInt(16), 2, "b");
+        ap.set(a);
+        bp.set(b);
+        Func packed("packed"), c("c");
+        Var p("p"), x("x"), y("y"), xi("xi"), yi("yi");
+        packed(p, x, y) = bp(x, 2 * y + p);
+        RDom r(0, 2, 0, ap.dim(0).extent() / 2, "r");
+        c(x, y) = 0.0f;
+        c(x, y) = c(x, y) + intrinsics::bfloat16_to_float(ap(2 * r.y + 1 - r.x, y)) *
+                                intrinsics::bfloat16_to_float(packed(1 - r.x, x, r.y));
+        packed.compute_root();
+        Stage update = c.update();
+        update.tile(x, y, xi, yi, 16, 2).reorder(r.x, xi, yi, r.y, x, y);
+        if (tensorize) update.tensorize(r.y, intrinsics::dot_bf16(16, 2));
+        Buffer<float> out = c.realize({width, height});
+        CHECK(count_differences(out, expected) == 0);
+        CHECK(contains(lowered(c, {ap, bp}), "dot2_bf16(") == tensorize);
+    }
+}
+
+namespace {
+
+int scale_add_calls = 0;
+
+// out(i, j) = 2 * a(i, j) + b(j) over the view's extents: an intrinsic implemented in C.
+extern "C" int tessera_test_scale_add(tessera_buffer_t* a, tessera_buffer_t* b, tessera_buffer_t* out) {
+    scale_add_calls++;
+    if (a->dimensions != 2 || b->dimensions != 1 || out->dimensions != 2) return -100;
+    for (int j = 0; j < out->dim[1].extent; j++)
+        for (int i = 0; i < out->dim[0].extent; i++) {
+            const float* ai = reinterpret_cast<const float*>(a->host) + i * a->dim[0].stride + j * a->dim[1].stride;
+            const float* bj = reinterpret_cast<const float*>(b->host) + j * b->dim[0].stride;
+            float* o = reinterpret_cast<float*>(out->host) + i * out->dim[0].stride + j * out->dim[1].stride;
+            *o = 2.0f * *ai + *bj;
+        }
+    return 0;
+}
+
+extern "C" int tessera_test_failing(tessera_buffer_t*, tessera_buffer_t*, tessera_buffer_t*) { return -42; }
+
+TensorIntrinsic scale_add_intrinsic(const char* name, const void* function) {
+    ImageParam a(Float(32), 2, "a"), b(Float(32), 1, "b");
+    Func out("out");
+    Var i("i"), j("j");
+    out(i, j) = 2.0f * a(i, j) + b(j);
+    out.bound(i, 0, 4).bound(j, 0, 3);
+    return TensorIntrinsic::extern_function(name, out, {a, b}, function);
+}
+
+}  // namespace
+
+TEST_CASE("an intrinsic implemented by a C function gets views of its operands, whole tiles only") {
+    std::mt19937 rng(15);
+    const int width = 18, height = 11;  // 4 x 3 tiles: 4 x 3 whole, the rest cut short
+    Buffer<float> a = random_matrix<float>(width, height, rng, -1, 1);
+    Buffer<float> b = random_matrix<float>(height, 1, rng, -1, 1);
+    Buffer<float> b1(height);
+    for (int y = 0; y < height; y++) b1(y) = b(y, 0);
+    ImageParam ap(Float(32), 2, "ap"), bp(Float(32), 1, "bp");
+    ap.set(a);
+    bp.set(b1);
+    Func f("f");
+    Var x("x"), y("y"), xi("xi"), yi("yi");
+    f(x, y) = 2.0f * ap(x, y) + bp(y);
+    f.tile(x, y, xi, yi, 4, 3, TailStrategy::GuardWithIf).tensorize(yi, scale_add_intrinsic("tessera_test_scale_add", reinterpret_cast<const void*>(&tessera_test_scale_add)));
+    scale_add_calls = 0;
+    Buffer<float> out = f.realize({width, height});
+    CHECK(scale_add_calls == (width / 4) * (height / 3));
+    int differences = 0;
+    for (int yy = 0; yy < height; yy++)
+        for (int xx = 0; xx < width; xx++) differences += out(xx, yy) != 2.0f * a(xx, yy) + b1(yy);
+    CHECK(differences == 0);
+
+    Func g("g");
+    g(x, y) = 2.0f * ap(x, y) + bp(y);
+    g.tile(x, y, xi, yi, 4, 3).tensorize(yi, scale_add_intrinsic("tessera_test_failing", reinterpret_cast<const void*>(&tessera_test_failing)));
+    try {
+        g.realize({width, height});
+        FAIL("the failing intrinsic's error was not reported");
+    } catch (const RuntimeError& e) {
+        CHECK(std::string(e.what()).find("tessera_test_failing") != std::string::npos);
+        CHECK(std::string(e.what()).find("-42") != std::string::npos);
+    }
+}
