@@ -36,7 +36,8 @@ Expr load_lanes(const TensorOperandView& v, const std::vector<Expr>& coordinates
 }
 
 Expr view_argument(const TensorOperandView& v) {
-    std::vector<Expr> args{ir::StringImm::make(v.buffer), v.base, i32(int(v.type.code())), i32(v.type.bits())};
+    std::vector<Expr> args{ir::StringImm::make(v.buffer), v.base, i32(int(v.type.code())),
+                           i32(v.type.bits())};
     for (size_t d = 0; d < v.strides.size(); d++) {
         args.push_back(v.extents[d]);
         args.push_back(v.strides[d]);
@@ -44,7 +45,8 @@ Expr view_argument(const TensorOperandView& v) {
     return ir::Call::make_intrinsic(Handle(), ir::Intrinsic::BufferView, std::move(args));
 }
 
-TensorKernel extern_call(const lang::TensorIntrinsicContents& in, const TensorBinding& b, const std::string& unique) {
+TensorKernel extern_call(const lang::TensorIntrinsicContents& in, const TensorBinding& b,
+                         const std::string& unique) {
     std::vector<Expr> args;
     for (const TensorOperandView& v : b.inputs) args.push_back(view_argument(v));
     args.push_back(view_argument(b.output));
@@ -53,8 +55,9 @@ TensorKernel extern_call(const lang::TensorIntrinsicContents& in, const TensorBi
     Expr code = var(result);
     Expr message = ir::Call::make_intrinsic(
         Int(32), ir::Intrinsic::ErrorMessage,
-        {code, ir::StringImm::make("The tensor intrinsic " + in.name + " (the C function " + in.function_name +
-                                   ") returned error code "),
+        {code,
+         ir::StringImm::make("The tensor intrinsic " + in.name + " (the C function " + in.function_name +
+                             ") returned error code "),
          code, ir::StringImm::make(".")});
     ir::Stmt check = ir::AssertStmt::make(code == i32(0), message);
     return {ir::LetStmt::make(result, ir::Call::make_extern(Int(32), in.function_name, args), check),
@@ -78,13 +81,14 @@ ir::Stmt with_accumulator(const TensorBinding& b, const std::string& acc, int co
     return ir::Allocate::make(acc, c.type, {i32(columns * rows)}, body, MemoryType::Register);
 }
 
-TensorKernel fma_f32(const lang::TensorIntrinsicContents& in, const TensorBinding& b, const std::string& unique) {
+TensorKernel fma_f32(const lang::TensorIntrinsicContents& in, const TensorBinding& b,
+                     const std::string& unique) {
     const TensorOperandView &a = b.inputs[0], &bm = b.inputs[1];
     const std::string acc = unique + ".acc", k = unique + ".k", j = unique + ".rj", i = unique + ".ri";
     Expr slot = var(i) + var(j) * in.columns;
-    Expr value = ir::Call::make_intrinsic(Float(32), ir::Intrinsic::Fma,
-                                          {load(a, {var(k), var(j)}), load(bm, {var(i), var(k)}),
-                                           ir::Load::make(Float(32), acc, slot)});
+    Expr value = ir::Call::make_intrinsic(
+        Float(32), ir::Intrinsic::Fma,
+        {load(a, {var(k), var(j)}), load(bm, {var(i), var(k)}), ir::Load::make(Float(32), acc, slot)});
     ir::Stmt step = ir::Store::make(acc, value, slot);
     step = For::make(i, i32(0), i32(in.columns), ForKind::Vectorized, step);
     step = For::make(j, i32(0), i32(in.rows), ForKind::Unrolled, step);
@@ -94,20 +98,23 @@ TensorKernel fma_f32(const lang::TensorIntrinsicContents& in, const TensorBindin
 
 // The dot-product kernels: per ko and row j, chunks of n output lanes, each one instruction over
 // `group` consecutive reduction values.
-TensorKernel dot_kernel(const lang::TensorIntrinsicContents& in, const TensorBinding& b, const std::string& unique,
-                        ir::Intrinsic op, int group) {
+TensorKernel dot_kernel(const lang::TensorIntrinsicContents& in, const TensorBinding& b,
+                        const std::string& unique, ir::Intrinsic op, int group) {
     const TensorOperandView &a = b.inputs[0], &bm = b.inputs[1];
     const int n = in.columns % 16 == 0 ? 16 : 8;
-    const std::string acc = unique + ".acc", ko = unique + ".ko", j = unique + ".rj", chunk = unique + ".chunk";
+    const std::string acc = unique + ".acc", ko = unique + ".ko", j = unique + ".rj",
+                      chunk = unique + ".chunk";
     const Type acc_type = b.output.type.with_lanes(n);
     Expr first = var(chunk) * n + var(j) * in.columns;
     Expr slots = ir::Ramp::make(first, i32(1), n);
     // a's `group` values of this ko (coordinate group * ko + q), the same for every lane.
     Expr a_group = load_lanes(a, {var(ko) * group, var(j)}, 0, group);
     // b's values for n lanes: packed, so group * n consecutive elements.
-    Expr b_lanes = ir::Load::make(bm.type.with_lanes(group * n), bm.buffer,
-                                  ir::Ramp::make(element(bm, {i32(0), var(chunk) * n, var(ko)}), i32(1), group * n));
-    Expr value = ir::Call::make_intrinsic(acc_type, op, {ir::Load::make(acc_type, acc, slots), a_group, b_lanes});
+    Expr b_lanes =
+        ir::Load::make(bm.type.with_lanes(group * n), bm.buffer,
+                       ir::Ramp::make(element(bm, {i32(0), var(chunk) * n, var(ko)}), i32(1), group * n));
+    Expr value =
+        ir::Call::make_intrinsic(acc_type, op, {ir::Load::make(acc_type, acc, slots), a_group, b_lanes});
     ir::Stmt step = ir::Store::make(acc, value, slots);
     step = For::make(chunk, i32(0), i32(in.columns / n), ForKind::Unrolled, step);
     step = For::make(j, i32(0), i32(in.rows), ForKind::Unrolled, step);
@@ -124,8 +131,10 @@ TensorKernel tensor_kernel(const lang::TensorIntrinsicContents& intrinsic, const
     switch (intrinsic.implementation) {
         case TensorImplementation::ExternFunction: return extern_call(intrinsic, binding, unique);
         case TensorImplementation::FmaF32: return fma_f32(intrinsic, binding, unique);
-        case TensorImplementation::DotU8S8: return dot_kernel(intrinsic, binding, unique, ir::Intrinsic::DotU8S8, 4);
-        case TensorImplementation::DotBF16: return dot_kernel(intrinsic, binding, unique, ir::Intrinsic::DotBF16, 2);
+        case TensorImplementation::DotU8S8:
+            return dot_kernel(intrinsic, binding, unique, ir::Intrinsic::DotU8S8, 4);
+        case TensorImplementation::DotBF16:
+            return dot_kernel(intrinsic, binding, unique, ir::Intrinsic::DotBF16, 2);
     }
     TESSERA_INTERNAL_ERROR << "unknown tensor implementation";
     return {};

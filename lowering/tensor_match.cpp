@@ -43,7 +43,9 @@ std::string describe_nest(const Nest& nest) {
     std::ostringstream out;
     std::string indent;
     for (const NestLoop& l : nest.loops) {
-        out << indent << "for " << l.name << " in [" << l.min << ", " << l.min << " + " << l.extent << "):\n";
+        out << indent << "for " << l.name << " in [" << l.min << ", ";
+        if (!ir::is_const_zero(l.min)) out << l.min << " + ";
+        out << l.extent << "):\n";
         indent += "  ";
     }
     for (const Expr& g : nest.guards) out << indent << "if " << g << ":\n";
@@ -198,7 +200,8 @@ bool Matcher::uses_nest_var(const Expr& e) const {
 // e as base + sum(coefficient * loop variable), the coefficients free of the nest's variables.
 std::optional<Matcher::Affine> Matcher::affine(const Expr& e) const {
     if (!uses_nest_var(e)) return Affine{e, {}};
-    if (const ir::Variable* v = e.as<ir::Variable>()) return Affine{ir::make_zero(e.type()), {{v->name, ir::make_one(e.type())}}};
+    if (const ir::Variable* v = e.as<ir::Variable>())
+        return Affine{ir::make_zero(e.type()), {{v->name, ir::make_one(e.type())}}};
     auto combine = [](Affine a, const Affine& b, int sign) {
         a.base = sign > 0 ? a.base + b.base : a.base - b.base;
         for (const auto& [name, c] : b.coefficients) {
@@ -240,7 +243,9 @@ TensorOperandView Matcher::view(const std::string& operand, Type type) {
     for (const Access& a : accesses_) {
         if (a.operand != operand) continue;
         std::optional<Affine> index = affine(a.index);
-        if (!index) mismatch("the index of " + a.buffer + ", " + ir::to_string(a.index) + ", is not affine in the loops.");
+        if (!index)
+            mismatch("the index of " + a.buffer + ", " + ir::to_string(a.index) +
+                     ", is not affine in the loops.");
         // The declaration's arguments as sums of its variables, each one a loop of the nest.
         std::vector<ir::LinearForm> args;
         for (const Expr& arg : a.args) {
@@ -248,8 +253,8 @@ TensorOperandView Matcher::view(const std::string& operand, Type type) {
             for (const auto& [term, c] : form.terms) {
                 const ir::Variable* v = term.as<ir::Variable>();
                 TESSERA_USER_CHECK(v && level_of_declared_var_.count(v->name))
-                    << "The declaration of the tensor intrinsic " << in_.name << " reads " << operand << " at "
-                    << arg << ", which is not a sum of multiples of its loop variables.";
+                    << "The declaration of the tensor intrinsic " << in_.name << " reads " << operand
+                    << " at " << arg << ", which is not a sum of multiples of its loop variables.";
             }
             args.push_back(form);
         }
@@ -279,7 +284,8 @@ TensorOperandView Matcher::view(const std::string& operand, Type type) {
         }
         // Every loop must move through memory as the declaration says.
         Expr base = index->base;
-        for (const NestLoop& l : nest_.loops) base = base + coefficient_of(index->coefficients, l.name) * l.min;
+        for (const NestLoop& l : nest_.loops)
+            base = base + coefficient_of(index->coefficients, l.name) * l.min;
         for (size_t level = 0; level < nest_.loops.size(); level++) {
             Expr expected = ir::make_zero(Int(32));
             const std::string& var = in_.loops[level].var;
@@ -288,10 +294,12 @@ TensorOperandView Matcher::view(const std::string& operand, Type type) {
                     if (term.as<ir::Variable>()->name == var) expected = expected + strides[d] * int(c);
                 }
             }
-            Expr difference = ir::simplify(coefficient_of(index->coefficients, nest_.loops[level].name) - expected);
+            Expr difference =
+                ir::simplify(coefficient_of(index->coefficients, nest_.loops[level].name) - expected);
             if (ir::is_const(difference) && !ir::is_const_zero(difference)) {
                 mismatch("the loop " + nest_.loops[level].name + " moves through " + a.buffer + " by " +
-                         ir::to_string(ir::simplify(coefficient_of(index->coefficients, nest_.loops[level].name))) +
+                         ir::to_string(
+                             ir::simplify(coefficient_of(index->coefficients, nest_.loops[level].name))) +
                          " elements, where the declaration's " + var + " moves through " + operand + " by " +
                          ir::to_string(ir::simplify(expected)) + ".");
             }
@@ -306,7 +314,8 @@ TensorOperandView Matcher::view(const std::string& operand, Type type) {
         }
         bool same = v.buffer == result.buffer && ir::equal(v.base, result.base);
         for (size_t d = 0; same && d < strides.size(); d++) same = ir::equal(v.strides[d], result.strides[d]);
-        if (!same) mismatch("the declaration reads " + operand + " as one operand, but the loops read two places.");
+        if (!same)
+            mismatch("the declaration reads " + operand + " as one operand, but the loops read two places.");
     }
     if (first) mismatch("the loops do not access " + operand + ".");
     return result;
@@ -338,11 +347,12 @@ Expr Matcher::whole_tile() {
         std::optional<Affine> difference;
         if (below.defined() && below.type() == Int(32)) difference = affine(below - above);
         TESSERA_USER_CHECK(difference)
-            << where_ << ": the loops are guarded by " << g
-            << ", which the tensor intrinsic " << in_.name << " cannot tell whole tiles by.";
+            << where_ << ": the loops are guarded by " << g << ", which the tensor intrinsic " << in_.name
+            << " cannot tell whole tiles by.";
         std::map<std::string, Expr> corner;
         for (const NestLoop& l : nest_.loops) {
-            std::optional<int64_t> c = ir::as_const_int(ir::simplify(coefficient_of(difference->coefficients, l.name)));
+            std::optional<int64_t> c =
+                ir::as_const_int(ir::simplify(coefficient_of(difference->coefficients, l.name)));
             TESSERA_USER_CHECK(c) << where_ << ": the guard " << g << " moves with " << l.name
                                   << " by a step not known when compiling.";
             corner[l.name] = *c > 0 ? l.min + l.extent - 1 : l.min;
@@ -367,14 +377,16 @@ TensorMatch Matcher::match() {
         Expr extent = ir::simplify(l.extent);
         if (ir::is_const(declared.extent)) {
             if (!ir::equal(extent, declared.extent))
-                mismatch("the loop " + l.name + " runs " + ir::to_string(extent) + " times, where the declaration's " +
-                         declared.var + " runs " + ir::to_string(declared.extent) + " times.");
+                mismatch("the loop " + l.name + " runs " + ir::to_string(extent) +
+                         " times, where the declaration's " + declared.var + " runs " +
+                         ir::to_string(declared.extent) + " times.");
         }
     }
     for (const std::string& p : in_.extent_params) {
         for (size_t level = 0; level < nest_.loops.size(); level++) {
             const ir::Variable* v = in_.loops[level].extent.as<ir::Variable>();
-            if (v && v->name == p) result.binding.extent_values.push_back(ir::simplify(nest_.loops[level].extent));
+            if (v && v->name == p)
+                result.binding.extent_values.push_back(ir::simplify(nest_.loops[level].extent));
         }
     }
     Expr declared_value = ir::simplify(in_.value);
@@ -383,10 +395,11 @@ TensorMatch Matcher::match() {
     accesses_.push_back({in_.output.name, in_.output_args, nest_.buffer, in_.output.type, nest_.index});
     for (const Access& a : accesses_) {
         if (a.operand == in_.output.name && a.buffer != nest_.buffer)
-            mismatch("the declaration reads " + in_.output.name + " where it writes, and the loops read " + a.buffer +
-                     " but write " + nest_.buffer + ".");
+            mismatch("the declaration reads " + in_.output.name + " where it writes, and the loops read " +
+                     a.buffer + " but write " + nest_.buffer + ".");
     }
-    for (const lang::TensorOperand& input : in_.inputs) result.binding.inputs.push_back(view(input.name, input.type));
+    for (const lang::TensorOperand& input : in_.inputs)
+        result.binding.inputs.push_back(view(input.name, input.type));
     result.binding.output = view(in_.output.name, in_.output.type);
     result.whole_tile = whole_tile() && precondition_;
     return result;

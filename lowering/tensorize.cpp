@@ -23,8 +23,10 @@ struct TensorizedLoop {
 void collect(const std::string& func, int stage, const lang::Definition& d,
              std::map<std::string, TensorizedLoop>& loops) {
     for (const schedule::Tensorized& t : d.schedule.tensorized) {
-        const std::string stage_name = stage == 0 ? func : func + ".update(" + std::to_string(stage - 1) + ")";
-        loops[loop_var(func, stage, t.var)] = {t.intrinsic, stage_name + ".tensorize(" + t.var + ", " + t.intrinsic->name + ")"};
+        const std::string stage_name =
+            stage == 0 ? func : func + ".update(" + std::to_string(stage - 1) + ")";
+        loops[loop_var(func, stage, t.var)] = {
+            t.intrinsic, stage_name + ".tensorize(" + t.var + ", " + t.intrinsic->name + ")"};
     }
     for (const lang::Specialization& s : d.specializations) {
         if (s.definition) collect(func, stage, *s.definition, loops);

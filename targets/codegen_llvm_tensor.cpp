@@ -21,8 +21,8 @@ llvm::Value* CodeGenLLVM::codegen_buffer_view(const ir::Call* op) {
     llvm::Function* current = builder_.GetInsertBlock()->getParent();
     llvm::IRBuilder<> entry(&current->getEntryBlock(), current->getEntryBlock().begin());
     llvm::AllocaInst* buffer = entry.CreateAlloca(buffer_type_, nullptr, name->value + ".view");
-    llvm::AllocaInst* dims = entry.CreateAlloca(dimension_type_, builder_.getInt32(dimensions),
-                                                name->value + ".view.dim");
+    llvm::AllocaInst* dims =
+        entry.CreateAlloca(dimension_type_, builder_.getInt32(dimensions), name->value + ".view.dim");
 
     llvm::Value* index = codegen(op->args[1]);
     llvm::Value* host = element_address(name->value, element, index);
@@ -96,9 +96,11 @@ llvm::Value* CodeGenLLVM::codegen_dot_bf16(const ir::Call* op) {
     llvm::Value* a = repeat_group(codegen(op->args.at(1)), 2, n);
     llvm::Value* b = codegen(op->args.at(2));
     if (n == 16 && target_.has_feature("avx512bf16"))
-        return call_target_intrinsic(llvm::Intrinsic::x86_avx512bf16_dpbf16ps_512, {acc, a, b}, acc->getType());
+        return call_target_intrinsic(llvm::Intrinsic::x86_avx512bf16_dpbf16ps_512, {acc, a, b},
+                                     acc->getType());
     if (n == 8 && target_.has_feature("avx512bf16") && target_.has_feature("avx512vl"))
-        return call_target_intrinsic(llvm::Intrinsic::x86_avx512bf16_dpbf16ps_256, {acc, a, b}, acc->getType());
+        return call_target_intrinsic(llvm::Intrinsic::x86_avx512bf16_dpbf16ps_256, {acc, a, b},
+                                     acc->getType());
     // bfloat16 is the upper half of a float32, and the product of two is exact in float32; the
     // instruction adds the odd product, then the even one, each sum rounded to nearest even.
     auto to_float = [&](llvm::Value* bits) {

@@ -68,13 +68,13 @@ public:
         if (!extern_symbols.empty()) {
             llvm::orc::SymbolMap symbols;
             for (const auto& [symbol, address] : extern_symbols) {
-                symbols[jit_->mangleAndIntern(symbol)] =
-                    llvm::orc::ExecutorSymbolDef(llvm::orc::ExecutorAddr::fromPtr(address),
-                                                 llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+                symbols[jit_->mangleAndIntern(symbol)] = llvm::orc::ExecutorSymbolDef(
+                    llvm::orc::ExecutorAddr::fromPtr(address),
+                    llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
             }
             llvm::Error error = dylib->define(llvm::orc::absoluteSymbols(std::move(symbols)));
-            TESSERA_INTERNAL_CHECK(!error) << "cannot define " << name
-                                           << "'s extern symbols: " << llvm::toString(std::move(error));
+            TESSERA_INTERNAL_CHECK(!error)
+                << "cannot define " << name << "'s extern symbols: " << llvm::toString(std::move(error));
         }
         llvm::orc::ThreadSafeModule safe_module(std::move(module), std::move(context));
         if (llvm::Error error = jit_->addIRModule(*dylib, std::move(safe_module))) {
@@ -237,8 +237,8 @@ std::shared_ptr<JITModule> jit_compile(const LoweredFunction& f, const Target& t
 
     auto resources = std::make_unique<JITModule::Resources>();
     resources->engine = &JitEngine::get(cpu);
-    JITModule::Entry entry =
-        JitEngine::get(cpu).load(std::move(module), std::move(context), f.name, f.extern_symbols, resources->dylib);
+    JITModule::Entry entry = JitEngine::get(cpu).load(std::move(module), std::move(context), f.name,
+                                                      f.extern_symbols, resources->dylib);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::make_shared<JITModule>(entry, std::move(ir), seconds, std::move(resources));
 }

@@ -33,9 +33,8 @@ const Definition& matched_definition(const FunctionContents& f) {
     const Definition& d = f.updates.empty() ? f.pure : f.updates.back();
     TESSERA_USER_CHECK(d.defined()) << "The declaration of a tensor intrinsic, Func " << f.name
                                     << ", has no definition.";
-    TESSERA_USER_CHECK(d.values.size() == 1)
-        << "The declaration of a tensor intrinsic, Func " << f.name << ", has " << d.values.size()
-        << " values; declare one.";
+    TESSERA_USER_CHECK(d.values.size() == 1) << "The declaration of a tensor intrinsic, Func " << f.name
+                                             << ", has " << d.values.size() << " values; declare one.";
     TESSERA_USER_CHECK(d.specializations.empty() && d.schedule.splits.empty())
         << "The declaration of a tensor intrinsic, Func " << f.name
         << ", is split or specialized; its loops must be those of its Vars and RVars, reordered at most.";
@@ -46,13 +45,14 @@ Expr pure_var_extent(const FunctionContents& f, const std::string& var) {
     for (const schedule::Bound& b : f.schedule.bounds) {
         if (b.var != var) continue;
         TESSERA_USER_CHECK(ir::is_const_zero(b.min) && ir::is_const(b.extent))
-            << "The declaration of a tensor intrinsic, Func " << f.name << ", bounds " << var
-            << " to [" << b.min << ", " << b.min << " + " << b.extent
+            << "The declaration of a tensor intrinsic, Func " << f.name << ", bounds " << var << " to ["
+            << b.min << ", " << b.min << " + " << b.extent
             << "); give it a constant region from 0 with bound(" << var << ", 0, extent).";
         return b.extent;
     }
-    TESSERA_USER_ERROR << "The declaration of a tensor intrinsic, Func " << f.name << ", leaves the extent of "
-                       << var << " open; give it with " << f.name << ".bound(" << var << ", 0, extent).";
+    TESSERA_USER_ERROR << "The declaration of a tensor intrinsic, Func " << f.name
+                       << ", leaves the extent of " << var << " open; give it with " << f.name << ".bound("
+                       << var << ", 0, extent).";
     return Expr();
 }
 
@@ -61,8 +61,8 @@ Expr reduction_var_extent(const Definition& d, const std::string& var,
     for (const ReductionVariable& r : d.rdom->vars) {
         if (r.name != var) continue;
         TESSERA_USER_CHECK(ir::is_const_zero(r.min))
-            << "The declaration of a tensor intrinsic, Func " << func << ", reduces over " << var
-            << " from " << r.min << "; start it at 0.";
+            << "The declaration of a tensor intrinsic, Func " << func << ", reduces over " << var << " from "
+            << r.min << "; start it at 0.";
         if (ir::is_const(r.extent)) return r.extent;
         const ir::Variable* p = r.extent.as<ir::Variable>();
         TESSERA_USER_CHECK(p && p->param &&
@@ -81,8 +81,8 @@ TensorOperand input_operand(const std::vector<const ir::Call*>& calls, const std
     for (const ir::Call* c : calls) {
         if (c->name == name) return {name, c->type, int(c->args.size())};
     }
-    TESSERA_USER_ERROR << "The declaration of a tensor intrinsic, Func " << func << ", does not read its input "
-                       << name << ".";
+    TESSERA_USER_ERROR << "The declaration of a tensor intrinsic, Func " << func
+                       << ", does not read its input " << name << ".";
     return {};
 }
 
@@ -109,7 +109,8 @@ TensorIntrinsicContents declare_tensor_intrinsic(const std::string& name, const 
 
     FindImageCalls finder;
     finder.include(c.value);
-    for (const std::string& input : input_names) c.inputs.push_back(input_operand(finder.calls, input, f.name));
+    for (const std::string& input : input_names)
+        c.inputs.push_back(input_operand(finder.calls, input, f.name));
     for (const ir::Call* call : finder.calls) {
         TESSERA_USER_CHECK(std::count(input_names.begin(), input_names.end(), call->name) == 1)
             << "The declaration of a tensor intrinsic, Func " << f.name << ", reads " << call->name

@@ -39,9 +39,9 @@ struct TensorIntrinsicContents {
     std::vector<std::string> extent_params;
 
     TensorImplementation implementation = TensorImplementation::ExternFunction;
-    std::string function_name;        // ExternFunction
-    const void* address = nullptr;    // ExternFunction, for the JIT
-    int columns = 0, rows = 0;        // the built-in kernels' tile
+    std::string function_name;      // ExternFunction
+    const void* address = nullptr;  // ExternFunction, for the JIT
+    int columns = 0, rows = 0;      // the built-in kernels' tile
 
     // The declaration as a loop nest, for messages.
     std::string describe() const;

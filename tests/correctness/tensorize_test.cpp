@@ -52,7 +52,9 @@ std::string lowered(Func f, const std::vector<Argument>& args) {
     return scratch_files::read_file(path);
 }
 
-bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
 
 template <typename T>
 int count_differences(const Buffer<T>& a, const Buffer<T>& b) {
@@ -76,7 +78,8 @@ struct FloatMatmul {
 
 }  // namespace
 
-TEST_CASE("an f32 matrix product tensorized with the FMA kernel gives the bits of its untensorized schedule") {
+TEST_CASE(
+    "an f32 matrix product tensorized with the FMA kernel gives the bits of its untensorized schedule") {
     std::mt19937 rng(11);
     const int width = 45, height = 26, depth = 19;  // tiles of 16 x 6 and 32 x 4 do not divide them
     Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
@@ -106,8 +109,9 @@ TEST_CASE("an f32 matrix product tensorized with the FMA kernel gives the bits o
             .tensorize(m.k, intrinsics::fma_f32(columns, rows));
         Buffer<float> tensorized = m.c.realize({width, height});
         CHECK(count_differences(tensorized, expected) == 0);
-        CHECK(contains(lowered(m.c, {m.a, m.b}), "fma_f32_" + std::to_string(columns) + "x" + std::to_string(rows) +
-                                                     ".0.acc[float32 * " + std::to_string(columns * rows) + "] in Register"));
+        CHECK(contains(lowered(m.c, {m.a, m.b}), "fma_f32_" + std::to_string(columns) + "x" +
+                                                     std::to_string(rows) + ".0.acc[float32 * " +
+                                                     std::to_string(columns * rows) + "] in Register"));
     }
 }
 
@@ -218,7 +222,8 @@ extern "C" int tessera_test_scale_add(tessera_buffer_t* a, tessera_buffer_t* b, 
     if (a->dimensions != 2 || b->dimensions != 1 || out->dimensions != 2) return -100;
     for (int j = 0; j < out->dim[1].extent; j++)
         for (int i = 0; i < out->dim[0].extent; i++) {
-            const float* ai = reinterpret_cast<const float*>(a->host) + i * a->dim[0].stride + j * a->dim[1].stride;
+            const float* ai =
+                reinterpret_cast<const float*>(a->host) + i * a->dim[0].stride + j * a->dim[1].stride;
             const float* bj = reinterpret_cast<const float*>(b->host) + j * b->dim[0].stride;
             float* o = reinterpret_cast<float*>(out->host) + i * out->dim[0].stride + j * out->dim[1].stride;
             *o = 2.0f * *ai + *bj;
@@ -252,7 +257,9 @@ TEST_CASE("an intrinsic implemented by a C function gets views of its operands, 
     Func f("f");
     Var x("x"), y("y"), xi("xi"), yi("yi");
     f(x, y) = 2.0f * ap(x, y) + bp(y);
-    f.tile(x, y, xi, yi, 4, 3, TailStrategy::GuardWithIf).tensorize(yi, scale_add_intrinsic("tessera_test_scale_add", reinterpret_cast<const void*>(&tessera_test_scale_add)));
+    f.tile(x, y, xi, yi, 4, 3, TailStrategy::GuardWithIf)
+        .tensorize(yi, scale_add_intrinsic("tessera_test_scale_add",
+                                           reinterpret_cast<const void*>(&tessera_test_scale_add)));
     scale_add_calls = 0;
     Buffer<float> out = f.realize({width, height});
     CHECK(scale_add_calls == (width / 4) * (height / 3));
@@ -263,7 +270,9 @@ TEST_CASE("an intrinsic implemented by a C function gets views of its operands, 
 
     Func g("g");
     g(x, y) = 2.0f * ap(x, y) + bp(y);
-    g.tile(x, y, xi, yi, 4, 3).tensorize(yi, scale_add_intrinsic("tessera_test_failing", reinterpret_cast<const void*>(&tessera_test_failing)));
+    g.tile(x, y, xi, yi, 4, 3)
+        .tensorize(yi, scale_add_intrinsic("tessera_test_failing",
+                                           reinterpret_cast<const void*>(&tessera_test_failing)));
     try {
         g.realize({width, height});
         FAIL("the failing intrinsic's error was not reported");
@@ -271,4 +280,50 @@ TEST_CASE("an intrinsic implemented by a C function gets views of its operands, 
         CHECK(std::string(e.what()).find("tessera_test_failing") != std::string::npos);
         CHECK(std::string(e.what()).find("-42") != std::string::npos);
     }
+}
+
+TEST_CASE("for an AVX-512 machine the kernels are vfmadd on zmm registers, vpdpbusd and vdpbf16ps") {
+    // This machine may lack these instructions, so the code is compiled, not run; the tests above run
+    // the same kernels through this machine's vector instructions.
+    const Target avx512 = Target(
+        "x86-64-linux-sse41-avx-avx2-fma-f16c-avx512-avx512_skylake-avx512_cannonlake-avx512_sapphirerapids");
+    const Target avx2 = Target("x86-64-linux-sse41-avx-avx2-fma-f16c");
+    Var x("x"), y("y"), xi("xi"), yi("yi"), q("q");
+    auto assembly = [&](Func f, const std::vector<Argument>& args, const Target& t) {
+        const auto path = scratch_files::fresh_dir("tensorize_assembly_" + f.name()) / "kernel.s";
+        f.compile_to_assembly(path.string(), args, "kernel", t);
+        return scratch_files::read_file(path);
+    };
+
+    FloatMatmul m;
+    m.c.update()
+        .tile(m.x, m.y, m.xi, m.yi, 32, 6)
+        .reorder(m.xi, m.yi, m.k, m.x, m.y)
+        .tensorize(m.k, intrinsics::fma_f32(32, 6));
+    CHECK(contains(assembly(m.c, {m.a, m.b}, avx512), "vfmadd231ps\t%zmm"));
+
+    ImageParam a8(UInt(8), 2, "a"), b8(Int(8), 3, "b");
+    Func c8("c8");
+    RDom r4(0, 4, 0, a8.dim(0).extent() / 4, "r");
+    c8(x, y) = 0;
+    c8(x, y) += cast<int32_t>(a8(4 * r4.y + r4.x, y)) * cast<int32_t>(b8(r4.x, x, r4.y));
+    c8.update()
+        .tile(x, y, xi, yi, 16, 4)
+        .reorder(r4.x, xi, yi, r4.y, x, y)
+        .tensorize(r4.y, intrinsics::dot_u8s8(16, 4));
+    CHECK(contains(assembly(c8, {a8, b8}, avx512), "vpdpbusd"));
+    CHECK(!contains(assembly(c8, {a8, b8}, avx2), "vpdpbusd"));
+
+    ImageParam a16(UInt(16), 2, "a"), b16(UInt(16), 3, "b");
+    Func c16("c16");
+    RDom r2(0, 2, 0, a16.dim(0).extent() / 2, "r");
+    c16(x, y) = 0.0f;
+    c16(x, y) = c16(x, y) + intrinsics::bfloat16_to_float(a16(2 * r2.y + 1 - r2.x, y)) *
+                                intrinsics::bfloat16_to_float(b16(1 - r2.x, x, r2.y));
+    c16.update()
+        .tile(x, y, xi, yi, 16, 2)
+        .reorder(r2.x, xi, yi, r2.y, x, y)
+        .tensorize(r2.y, intrinsics::dot_bf16(16, 2));
+    CHECK(contains(assembly(c16, {a16, b16}, avx512), "vdpbf16ps"));
+    CHECK(!contains(assembly(c16, {a16, b16}, avx2), "vdpbf16ps"));
 }

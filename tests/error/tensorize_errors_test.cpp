@@ -1,0 +1,128 @@
+// Tensorizing loops that do not compute what the intrinsic does is a CompileError that shows both
+// sides; so are a declaration the compiler cannot use and loops it cannot replace.
+
+#include <doctest/doctest.h>
+
+#include <tessera/tessera.h>
+
+using namespace tessera;
+
+namespace {
+
+std::string compile_error_of(Func f, const std::vector<int>& sizes) {
+    try {
+        f.realize(sizes);
+    } catch (const CompileError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+extern "C" int tessera_test_unused(tessera_buffer_t*, tessera_buffer_t*) { return 0; }
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+struct Matmul {
+    ImageParam a{Float(32), 2, "a"}, b{Float(32), 2, "b"};
+    Func c{"c"};
+    Var x{"x"}, y{"y"}, xi{"xi"}, yi{"yi"};
+    RDom k{0, a.dim(0).extent(), "k"};
+    Buffer<float> a_values{20, 30}, b_values{40, 20};
+    explicit Matmul(bool fused = true) {
+        c(x, y) = 0.0f;
+        if (fused)
+            c(x, y) = fma(a(k, y), b(x, k), c(x, y));
+        else
+            c(x, y) += a(k, y) * b(x, k);
+        a.set(a_values);
+        b.set(b_values);
+    }
+};
+
+}  // namespace
+
+TEST_CASE("a tile of the wrong size is refused, showing the intrinsic and the loops") {
+    Matmul m;
+    m.c.update()
+        .tile(m.x, m.y, m.xi, m.yi, 8, 6)
+        .reorder(m.xi, m.yi, m.k, m.x, m.y)
+        .tensorize(m.k, intrinsics::fma_f32(16, 6));
+    const std::string e = compile_error_of(m.c, {40, 30});
+    CHECK(contains(e, "c.update(0).tensorize(k.x, fma_f32_16x6)"));
+    CHECK(contains(e, "runs 8 times, where the declaration's i runs 16 times"));
+    CHECK(contains(e, "The intrinsic computes:"));
+    CHECK(contains(e, "for i in [0, 16):"));
+    CHECK(contains(e, "The loops compute:"));
+    CHECK(contains(e, "for c.s1.x.xi in [0, 8):"));
+}
+
+TEST_CASE("a multiply and an add are not the fused multiply-add the intrinsic computes") {
+    Matmul m(false);
+    m.c.update()
+        .tile(m.x, m.y, m.xi, m.yi, 16, 6)
+        .reorder(m.xi, m.yi, m.k, m.x, m.y)
+        .tensorize(m.k, intrinsics::fma_f32(16, 6));
+    const std::string e = compile_error_of(m.c, {40, 30});
+    CHECK(contains(e, "the value stored differs from the declaration's"));
+    CHECK(contains(e, "fma("));
+}
+
+TEST_CASE("loops in the wrong order are refused by the strides they move through memory with") {
+    Matmul m;
+    // yi innermost: the loop the kernel vectorizes would walk down a column of c.
+    m.c.update()
+        .tile(m.x, m.y, m.xi, m.yi, 6, 16)
+        .reorder(m.yi, m.xi, m.k, m.x, m.y)
+        .tensorize(m.k, intrinsics::fma_f32(16, 6));
+    const std::string e = compile_error_of(m.c, {40, 30});
+    CHECK(contains(e, "runs 6 times, where the declaration's j runs 6 times") == false);
+    CHECK(contains(e, "the loops do not compute what the tensor intrinsic fma_f32_16x6 does"));
+}
+
+TEST_CASE("a vectorized loop inside the tensorized one is refused") {
+    Matmul m;
+    m.c.update()
+        .tile(m.x, m.y, m.xi, m.yi, 16, 6)
+        .reorder(m.xi, m.yi, m.k, m.x, m.y)
+        .vectorize(m.xi)
+        .tensorize(m.k, intrinsics::fma_f32(16, 6));
+    const std::string e = compile_error_of(m.c, {40, 30});
+    CHECK(contains(e, "the loop c.s1.x.xi is vectorized"));
+    CHECK(contains(e, "leave them serial"));
+}
+
+TEST_CASE("a tensorized loop split afterwards is no longer there to tensorize") {
+    Matmul m;
+    RVar ko("ko"), ki("ki");
+    m.c.update()
+        .tile(m.x, m.y, m.xi, m.yi, 16, 6)
+        .reorder(m.xi, m.yi, m.k, m.x, m.y)
+        .tensorize(m.k, intrinsics::fma_f32(16, 6))
+        .split(m.k, ko, ki, 4);
+    const std::string e = compile_error_of(m.c, {40, 30});
+    CHECK(contains(e, "there is no loop c.s1.k.x to tensorize"));
+}
+
+TEST_CASE("a declaration must bound its Vars and read only its inputs") {
+    ImageParam a(Float(32), 1, "a"), other(Float(32), 1, "other");
+    Var i("i");
+    Func open("open");
+    open(i) = a(i) * 2.0f;
+    auto declare = [&](Func f, const std::vector<ImageParam>& inputs) {
+        try {
+            TensorIntrinsic::extern_function("scale", f, inputs,
+                                             reinterpret_cast<const void*>(&tessera_test_unused));
+        } catch (const CompileError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(contains(declare(open, {a}), "leaves the extent of i open; give it with open.bound(i, 0, extent)"));
+    Func reads("reads");
+    reads(i) = a(i) + other(i);
+    reads.bound(i, 0, 8);
+    CHECK(contains(declare(reads, {a}), "reads other, which is not among the intrinsic's inputs"));
+    CHECK(contains(declare(reads, {a, other, a}), "list each ImageParam it reads once"));
+}
