@@ -64,6 +64,7 @@ public:
 
 private:
     void peel(const ir::For* loop);
+    void restore_single_iteration_loops();
     [[noreturn]] void mismatch(const std::string& why) const;
 
     // The statement.
@@ -362,7 +363,27 @@ Expr Matcher::whole_tile() {
     return all;
 }
 
+// Simplification removes loops of one iteration; where the declaration has such a loop and the nest
+// lacks it, a loop of one iteration at 0 stands in for it.
+void Matcher::restore_single_iteration_loops() {
+    std::vector<NestLoop> loops;
+    size_t found = 0;
+    for (size_t level = 0; level < in_.loops.size(); level++) {
+        const size_t missing = in_.loops.size() - level - (nest_.loops.size() - found);
+        if (missing > 0 && ir::is_const_one(in_.loops[level].extent) &&
+            (found == nest_.loops.size() || !ir::is_const_one(ir::simplify(nest_.loops[found].extent)))) {
+            loops.push_back({where_ + "." + in_.loops[level].var + ".single", ir::make_zero(Int(32)),
+                             ir::make_one(Int(32))});
+        } else if (found < nest_.loops.size()) {
+            loops.push_back(nest_.loops[found++]);
+        }
+    }
+    while (found < nest_.loops.size()) loops.push_back(nest_.loops[found++]);
+    nest_.loops = loops;
+}
+
 TensorMatch Matcher::match() {
+    if (nest_.loops.size() < in_.loops.size()) restore_single_iteration_loops();
     if (nest_.loops.size() != in_.loops.size()) {
         mismatch("the intrinsic replaces " + std::to_string(in_.loops.size()) + " loops, and there are " +
                  std::to_string(nest_.loops.size()) + ".");

@@ -2,6 +2,7 @@
 
 #include "lowering/tensorize.h"
 
+#include <algorithm>
 #include <map>
 
 #include "ir/ir_util.h"
@@ -17,7 +18,6 @@ namespace {
 struct TensorizedLoop {
     std::shared_ptr<const lang::TensorIntrinsicContents> intrinsic;
     std::string where;  // the tensorize call, as the user wrote it
-    bool found = false;
 };
 
 void collect(const std::string& func, int stage, const lang::Definition& d,
@@ -25,8 +25,14 @@ void collect(const std::string& func, int stage, const lang::Definition& d,
     for (const schedule::Tensorized& t : d.schedule.tensorized) {
         const std::string stage_name =
             stage == 0 ? func : func + ".update(" + std::to_string(stage - 1) + ")";
-        loops[loop_var(func, stage, t.var)] = {
-            t.intrinsic, stage_name + ".tensorize(" + t.var + ", " + t.intrinsic->name + ")"};
+        const std::string where = stage_name + ".tensorize(" + t.var + ", " + t.intrinsic->name + ")";
+        const bool still_a_loop = std::any_of(d.schedule.dims.begin(), d.schedule.dims.end(),
+                                              [&](const schedule::Dim& dim) { return dim.var == t.var; });
+        TESSERA_USER_CHECK(still_a_loop)
+            << where << ": there is no loop " << t.var
+            << " to tensorize; a loop split after tensorize() is no longer one loop. "
+               "Tensorize after the splits, naming a loop they made.";
+        loops[loop_var(func, stage, t.var)] = {t.intrinsic, where};
     }
     for (const lang::Specialization& s : d.specializations) {
         if (s.definition) collect(func, stage, *s.definition, loops);
@@ -42,7 +48,6 @@ protected:
     ir::Stmt visit(const ir::For* op) override {
         auto it = loops_.find(op->name);
         if (it == loops_.end()) return ir::Mutator::visit(op);
-        it->second.found = true;
         const lang::TensorIntrinsicContents& intrinsic = *it->second.intrinsic;
         TensorMatch match = match_tensor_intrinsic(op, intrinsic, it->second.where);
         const std::string unique = intrinsic.name + "." + std::to_string(count_++);
@@ -81,14 +86,8 @@ std::map<std::string, const void*> tensor_intrinsic_functions(const Environment&
 ir::Stmt tensorize(const ir::Stmt& s, const Environment& env) {
     std::map<std::string, TensorizedLoop> loops = tensorized_loops(env);
     if (loops.empty()) return s;
-    TensorizeLoops mutator(loops);
-    ir::Stmt result = mutator.mutate(s);
-    for (const auto& [loop, t] : loops) {
-        TESSERA_USER_CHECK(t.found) << t.where << ": there is no loop " << loop
-                                    << " to tensorize; a loop split after tensorize() is no longer one loop. "
-                                       "Tensorize after the splits, naming a loop they made.";
-    }
-    return result;
+    // A loop of one iteration is gone by now, and its body, left as it is, is still right.
+    return TensorizeLoops(loops).mutate(s);
 }
 
 }  // namespace tessera::lowering

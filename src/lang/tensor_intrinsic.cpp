@@ -7,6 +7,7 @@
 
 #include "ir/ir_util.h"
 #include "ir/printer.h"
+#include "ir/simplify.h"
 #include "ir/visitor.h"
 #include "lang/function.h"
 #include "schedule/stage_primitives.h"
@@ -128,7 +129,7 @@ std::string TensorIntrinsicContents::describe() const {
     }
     out << indent << output.name << "(";
     for (size_t i = 0; i < output_args.size(); i++) out << (i ? ", " : "") << output_args[i];
-    out << ") = " << value;
+    out << ") = " << ir::simplify(value);
     return out.str();
 }
 
