@@ -234,15 +234,9 @@ void check_layer(Layer& layer) {
         conv->run();
         return conv;
     };
-    nchw_convs.push_back(checked(
-        layer, "tessera_nchw", 0, [&] { return compiled(tessera_nchw(layer), "tessera_nchw"); },
-        [](TesseraConv& c) { return c.output_data; }));
-    nchwc_convs.push_back(checked(
-        layer, "tessera_nchwc", 0, [&] { return compiled(tessera_nchwc(layer), "tessera_nchwc"); },
-        [&](TesseraConv& c) {
-            return tessera_apps::nchwc_to_nchw(c.output_data, s.out_channels, s.width, s.height, kBlock);
-        }));
 #ifdef TESSERA_BENCHMARK_DNNL
+    // oneDNN before Tessera, so that the timed rows do not start right after a oneDNN run, whose
+    // OpenMP threads spin for a while after it.
     onednn_convs.push_back(checked(
         layer, "onednn", 1e-4,
         [&] {
@@ -253,6 +247,14 @@ void check_layer(Layer& layer) {
         },
         [](tessera_apps::OneDnnConv& c) { return c.output_nchw(); }));
 #endif
+    nchw_convs.push_back(checked(
+        layer, "tessera_nchw", 0, [&] { return compiled(tessera_nchw(layer), "tessera_nchw"); },
+        [](TesseraConv& c) { return c.output_data; }));
+    nchwc_convs.push_back(checked(
+        layer, "tessera_nchwc", 0, [&] { return compiled(tessera_nchwc(layer), "tessera_nchwc"); },
+        [&](TesseraConv& c) {
+            return tessera_apps::nchwc_to_nchw(c.output_data, s.out_channels, s.width, s.height, kBlock);
+        }));
     layer.expected = {};
 }
 
@@ -330,17 +332,17 @@ std::string describe(const ConvShape& s) {
     return text;
 }
 
-// The shapes, the thread counts, the peak and oneDNN's version, for the JSON context.
+// The shapes, the peak and oneDNN's version and threads, for the JSON context (the rows name their
+// thread count).
 void describe_run() {
     const std::string threads = "threads:" + std::to_string(options.threads);
     for (const Layer& layer : layers)
         benchmark::AddCustomContext(std::string(layer.name) + "/shape", describe(layer.shape));
-    benchmark::AddCustomContext("conv/threads", std::to_string(options.threads));
     benchmark::AddCustomContext("peak/isa", peak.isa);
     benchmark::AddCustomContext("peak_gflops/" + threads, std::to_string(peak.gflops));
 #ifdef TESSERA_BENCHMARK_DNNL
     benchmark::AddCustomContext("onednn/version", tessera_apps::OneDnnConv::version());
-    benchmark::AddCustomContext("onednn/OMP_NUM_THREADS", std::getenv("OMP_NUM_THREADS"));
+    benchmark::AddCustomContext("onednn_OMP_NUM_THREADS/" + threads, std::getenv("OMP_NUM_THREADS"));
 #else
     std::fprintf(stderr, "%s: built without oneDNN (libdnnl-dev); its rows are left out\n", kProgram);
 #endif
