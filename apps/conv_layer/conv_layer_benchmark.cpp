@@ -112,7 +112,9 @@ void make_layers() {
     const ConvShape conv1x1 =
         options.small ? ConvShape{21, 9, 48, 32, 1, 0} : ConvShape{56, 56, 256, 64, 1, 0};
     for (auto [name, s] : {std::pair{"conv3x3", conv3x3}, std::pair{"conv1x1", conv1x1}}) {
-        Layer layer{name, s};
+        Layer layer;
+        layer.name = name;
+        layer.shape = s;
         layer.input = tessera_apps::random_tensor(int64_t(s.in_channels) * s.height * s.width, 1);
         layer.weights =
             tessera_apps::random_tensor(int64_t(s.out_channels) * s.in_channels * s.kernel * s.kernel, 2);
@@ -130,6 +132,8 @@ std::string row_name(const Layer& layer, const char* implementation) {
 // --- Tessera: per layer, each layout's pipeline, its buffers bound, compiled once ---
 
 struct TesseraConv {
+    explicit TesseraConv(tessera_apps::ConvPipeline pipeline) : p(std::move(pipeline)) {}
+
     tessera_apps::ConvPipeline p;
     tessera::Buffer<float> output;
     std::vector<float> output_data;
@@ -140,7 +144,7 @@ struct TesseraConv {
 
 std::unique_ptr<TesseraConv> tessera_nchw(Layer& layer) {
     const ConvShape& s = layer.shape;
-    auto conv = std::make_unique<TesseraConv>(TesseraConv{tessera_apps::conv_nchw_pipeline(s)});
+    auto conv = std::make_unique<TesseraConv>(tessera_apps::conv_nchw_pipeline(s));
     tessera_apps::schedule_conv_nchw(conv->p);
     conv->p.input.set(tessera::Buffer<float>(layer.input.data(), s.width, s.height, s.in_channels));
     conv->p.weights.set(
@@ -152,7 +156,7 @@ std::unique_ptr<TesseraConv> tessera_nchw(Layer& layer) {
 
 std::unique_ptr<TesseraConv> tessera_nchwc(Layer& layer) {
     const ConvShape& s = layer.shape;
-    auto conv = std::make_unique<TesseraConv>(TesseraConv{tessera_apps::conv_nchwc_pipeline(s, kBlock)});
+    auto conv = std::make_unique<TesseraConv>(tessera_apps::conv_nchwc_pipeline(s, kBlock));
     tessera_apps::schedule_conv_nchwc(conv->p);
     conv->p.input.set(tessera::Buffer<float>(
         layer.input_nchwc.data(), std::vector<int>{kBlock, s.width, s.height, s.in_channels / kBlock}));

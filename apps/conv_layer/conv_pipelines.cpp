@@ -19,7 +19,10 @@ Func zero_padded(const ImageParam& input, int x_dim, int pad) {
 }  // namespace
 
 ConvPipeline conv_nchw_pipeline(const ConvShape& s) {
-    ConvPipeline p{s, 0, ImageParam(Float(32), 3, "input"), ImageParam(Float(32), 4, "weights")};
+    ConvPipeline p;
+    p.shape = s;
+    p.input = ImageParam(Float(32), 3, "input");
+    p.weights = ImageParam(Float(32), 4, "weights");
     p.padded = zero_padded(p.input, 0, s.pad);
     p.output = Func("output");
     p.x = Var("x"), p.y = Var("y"), p.co = Var("co");
@@ -33,7 +36,11 @@ ConvPipeline conv_nchw_pipeline(const ConvShape& s) {
 }
 
 ConvPipeline conv_nchwc_pipeline(const ConvShape& s, int block) {
-    ConvPipeline p{s, block, ImageParam(Float(32), 4, "input"), ImageParam(Float(32), 6, "weights")};
+    ConvPipeline p;
+    p.shape = s;
+    p.block = block;
+    p.input = ImageParam(Float(32), 4, "input");
+    p.weights = ImageParam(Float(32), 6, "weights");
     p.padded = zero_padded(p.input, 1, s.pad);
     p.output = Func("output");
     p.co_inner = Var("co_inner"), p.x = Var("x"), p.y = Var("y"), p.co = Var("co");

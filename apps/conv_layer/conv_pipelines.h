@@ -25,10 +25,10 @@
 namespace tessera_apps {
 
 struct ConvShape {
-    int width, height;  // of the input and of the output
-    int in_channels, out_channels;
-    int kernel;  // K x K
-    int pad;     // zeros on every side; (K - 1) / 2 keeps the size
+    int width = 0, height = 0;  // of the input and of the output
+    int in_channels = 0, out_channels = 0;
+    int kernel = 1;  // K x K
+    int pad = 0;     // zeros on every side; (K - 1) / 2 keeps the size
     double flops() const { return 2.0 * in_channels * out_channels * kernel * kernel * width * height; }
 };
 
