@@ -10,6 +10,8 @@ packages=(
   doctest-dev          # unit tests
   libbenchmark-dev     # benchmarks
   libhalide14-0-dev    # the peer the benchmarks compare against
+  libopenblas-dev      # the matrix-multiply peer (cblas_sgemm)
+  libdnnl-dev          # the convolution peer (oneDNN)
 )
 
 missing=()

@@ -1,0 +1,90 @@
+#include "conv_pipelines.h"
+
+namespace tessera_apps {
+
+using namespace tessera;
+
+namespace {
+
+// The input as a Func that reads zero outside its x and y bounds; the channels are unbounded
+// (every channel read exists).
+Func zero_padded(const ImageParam& input, int x_dim, int pad) {
+    if (pad == 0) return Func(input);
+    Region bounds(input.dimensions());
+    bounds[x_dim] = Range(input.dim(x_dim).min(), input.dim(x_dim).extent());
+    bounds[x_dim + 1] = Range(input.dim(x_dim + 1).min(), input.dim(x_dim + 1).extent());
+    return BoundaryConditions::constant_exterior(input, 0.0f, bounds);
+}
+
+}  // namespace
+
+ConvPipeline conv_nchw_pipeline(const ConvShape& s) {
+    ConvPipeline p;
+    p.shape = s;
+    p.input = ImageParam(Float(32), 3, "input");
+    p.weights = ImageParam(Float(32), 4, "weights");
+    p.padded = zero_padded(p.input, 0, s.pad);
+    p.output = Func("output");
+    p.x = Var("x"), p.y = Var("y"), p.co = Var("co");
+    p.r = RDom(0, s.kernel, 0, s.kernel, 0, s.in_channels, "r");
+    const RVar kx = p.r.x, ky = p.r.y, ci = p.r.z;
+    p.output(p.x, p.y, p.co) = 0.0f;
+    p.output(p.x, p.y, p.co) =
+        fma(p.weights(kx, ky, ci, p.co), p.padded(p.x + kx - s.pad, p.y + ky - s.pad, ci),
+            p.output(p.x, p.y, p.co));
+    return p;
+}
+
+ConvPipeline conv_nchwc_pipeline(const ConvShape& s, int block) {
+    ConvPipeline p;
+    p.shape = s;
+    p.block = block;
+    p.input = ImageParam(Float(32), 4, "input");
+    p.weights = ImageParam(Float(32), 6, "weights");
+    p.padded = zero_padded(p.input, 1, s.pad);
+    p.output = Func("output");
+    p.co_inner = Var("co_inner"), p.x = Var("x"), p.y = Var("y"), p.co = Var("co");
+    // kx innermost and the channels outermost, the inner channel before the outer: the order of
+    // the NCHW chain, ci = ci_outer * block + ci_inner.
+    p.r = RDom(0, s.kernel, 0, s.kernel, 0, block, 0, s.in_channels / block, "r");
+    const RVar kx = p.r.x, ky = p.r.y, ci_inner = p.r.z, ci_outer = p.r.w;
+    const Var cob = p.co_inner;
+    p.output(cob, p.x, p.y, p.co) = 0.0f;
+    p.output(cob, p.x, p.y, p.co) =
+        fma(p.weights(cob, ci_inner, kx, ky, ci_outer, p.co),
+            p.padded(ci_inner, p.x + kx - s.pad, p.y + ky - s.pad, ci_outer), p.output(cob, p.x, p.y, p.co));
+    return p;
+}
+
+void schedule_conv_nchw(ConvPipeline& p, int tile_x, int tile_co) {
+    Var xo("xo"), xi("xi"), coo("coo"), coi("coi");
+    Func tile = cache_write(p.output, MemoryType::Register);
+    p.output.tile(p.x, p.co, xo, coo, xi, coi, tile_x, tile_co, TailStrategy::ShiftInwards)
+        .reorder(xi, coi, xo, coo, p.y)
+        .vectorize(xi)
+        .unroll(coi)
+        .parallel(p.y);
+    tile.compute_at(p.output, xo).vectorize(p.x, tile_x).unroll(p.co, tile_co);
+    tile.update().reorder(p.x, p.co, p.r.x, p.r.y, p.r.z).vectorize(p.x, tile_x).unroll(p.co, tile_co);
+    if (p.shape.pad > 0)
+        p.padded.compute_root().vectorize(p.padded.args()[0], 8).parallel(p.padded.args()[2]);
+}
+
+void schedule_conv_nchwc(ConvPipeline& p, int tile_x) {
+    Var xo("xo"), xi("xi");
+    const Var cob = p.co_inner;
+    Func tile = cache_write(p.output, MemoryType::Register);
+    // The block's extent, a constant, so that the tile's size is one too.
+    p.output.bound(cob, 0, p.block)
+        .split(p.x, xo, xi, tile_x, TailStrategy::ShiftInwards)
+        .reorder(cob, xi, xo, p.co, p.y)
+        .vectorize(cob, p.block)
+        .unroll(xi)
+        .parallel(p.y);
+    tile.compute_at(p.output, xo).vectorize(cob, p.block).unroll(p.x, tile_x);
+    tile.update().reorder(cob, p.x, p.r.x, p.r.y, p.r.z, p.r.w).vectorize(cob, p.block).unroll(p.x, tile_x);
+    if (p.shape.pad > 0)
+        p.padded.compute_root().vectorize(p.padded.args()[0], p.block).parallel(p.padded.args()[3]);
+}
+
+}  // namespace tessera_apps

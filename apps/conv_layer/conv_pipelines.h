@@ -1,0 +1,66 @@
+#pragma once
+// Convolution layers in Tessera, f32, batch 1, stride 1, zero padding, in two layouts:
+//
+//   NCHW    input(x, y, ci), weights(kx, ky, ci, co), output(x, y, co)
+//   NCHWc   the channels in blocks of B, the block innermost: input(cb, x, y, ci / B) with
+//           cb = ci % B, weights(cob, cib, kx, ky, ci / B, co / B), output(cob, x, y, co / B)
+//
+// (Halide's order of dimensions, the first the contiguous one; the batch dimension, of extent 1,
+// is left out.) Both compute, for every output point, the same chain of fused multiply-adds:
+//
+//   acc = 0
+//   for ci in 0 .. Cin - 1:  for ky in 0 .. K - 1:  for kx in 0 .. K - 1:
+//       acc = fma(weights[co][ci][ky][kx], input[ci][y + ky - pad][x + kx - pad], acc)
+//
+// with the input read as zero outside its bounds, so that both give the same bits as a plain C++
+// loop in that order, and as each other. The padding is a boundary condition on the input
+// (constant_exterior), computed into a padded copy as part of the pipeline, so that the pipeline
+// takes the same unpadded input as any other convolution.
+//
+// The definitions and their schedules are apart: a conv_*_pipeline() function defines, a
+// schedule_* function schedules what it returns.
+
+#include <tessera/tessera.h>
+
+namespace tessera_apps {
+
+struct ConvShape {
+    int width = 0, height = 0;  // of the input and of the output
+    int in_channels = 0, out_channels = 0;
+    int kernel = 1;  // K x K
+    int pad = 0;     // zeros on every side; (K - 1) / 2 keeps the size
+    double flops() const { return 2.0 * in_channels * out_channels * kernel * kernel * width * height; }
+};
+
+struct ConvPipeline {
+    ConvShape shape;
+    int block = 0;  // the channel block of NCHWc; 0 for NCHW
+    tessera::ImageParam input, weights;
+    tessera::Func padded;  // the input, zero outside its bounds; the input itself when pad is 0
+    tessera::Func output;
+    tessera::Var co_inner, x, y, co;  // co_inner is NCHWc's channel in its block; NCHW has none
+    tessera::RDom r;                  // NCHW: (kx, ky, ci); NCHWc: (kx, ky, ci_inner, ci_outer)
+};
+
+ConvPipeline conv_nchw_pipeline(const ConvShape& shape);
+// The channel counts must be multiples of block.
+ConvPipeline conv_nchwc_pipeline(const ConvShape& shape, int block);
+
+// The hand schedule of NCHW. The output is cut into register tiles of tile_x columns (vectorized)
+// by tile_co output channels (unrolled), each accumulated by cache_write in registers over the
+// whole reduction and then written once; tiles of a row for every block of channels are done
+// before the next row, so that the three input rows a row needs stay in cache, and rows run in
+// parallel. Ragged edges: the last tiles shift inwards and overlap their neighbours, so the width
+// must be at least tile_x and the output channels at least tile_co. The padded input is computed
+// once, at the root, a channel per task. 16 x 6 (twelve AVX2 accumulators) was the fastest of the
+// tiles tried on a Zen 3 (16 x 4, 16 x 5, 8 x 8, 8 x 12, 24 x 4) for both ResNet-50 layers.
+void schedule_conv_nchw(ConvPipeline& p, int tile_x = 16, int tile_co = 6);
+
+// The hand schedule of NCHWc: register tiles of a whole channel block (vectorized, B lanes) by
+// tile_x columns (unrolled), accumulated in registers as for NCHW; rows run in parallel, each
+// doing every channel block; the padded input is computed at the root. The width must be at least
+// tile_x. With blocks of 16, 5 columns (ten AVX2 accumulators) was the fastest of 2 to 8 on a
+// Zen 3; 6, which fills the registers as matmul's tile does, ran at half the speed on the 3x3 layer.
+void schedule_conv_nchwc(ConvPipeline& p, int tile_x = 5);
+
+}  // namespace tessera_apps

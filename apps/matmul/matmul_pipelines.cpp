@@ -1,0 +1,39 @@
+#include "matmul_pipelines.h"
+
+namespace tessera_apps {
+
+using namespace tessera;
+
+SgemmPipeline sgemm_pipeline(const ImageParam& A, const ImageParam& B) {
+    SgemmPipeline p{A, B, Func("C"), Var("x"), Var("y"), RDom(0, A.width(), "k")};
+    p.C(p.x, p.y) = 0.0f;
+    p.C(p.x, p.y) = fma(A(p.k, p.y), B(p.x, p.k), p.C(p.x, p.y));
+    return p;
+}
+
+void schedule_sgemm_tiled(SgemmPipeline& p, int row_tasks) {
+    constexpr int kTileColumns = 16, kTileRows = 6;
+    Var band("band"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func C_tile = cache_write(p.C, MemoryType::Register);
+    Func B_panel = cache_read(p.B, {C_tile});
+
+    // Bands of whole tiles, as equal as can be; a single band when the rows are fewer than that.
+    const Expr rows = p.A.height();
+    const Expr band_rows =
+        min(rows, (rows + kTileRows * row_tasks - 1) / (kTileRows * row_tasks) * kTileRows);
+    p.C.split(p.y, band, p.y, band_rows, TailStrategy::ShiftInwards)
+        .tile(p.x, p.y, xo, yo, xi, yi, kTileColumns, kTileRows, TailStrategy::ShiftInwards)
+        .reorder(xi, yi, yo, xo, band)
+        .vectorize(xi)
+        .unroll(yi);
+    if (row_tasks > 1) p.C.parallel(band);
+
+    // The tile's accumulators: their loops have a constant extent only once bounds are inferred,
+    // hence the explicit factors.
+    C_tile.compute_at(p.C, yo).vectorize(p.x, kTileColumns).unroll(p.y, kTileRows);
+    C_tile.update().reorder(p.x, p.y, p.k).vectorize(p.x, kTileColumns).unroll(p.y, kTileRows);
+
+    B_panel.compute_at(p.C, xo).vectorize(B_panel.args()[0], kTileColumns);
+}
+
+}  // namespace tessera_apps
