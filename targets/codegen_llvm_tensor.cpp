@@ -81,13 +81,19 @@ llvm::Value* CodeGenLLVM::codegen_dot_u8s8(const ir::Call* op) {
     if (n == 8 && (target_.has_feature("avxvnni") ||
                    (target_.has_feature("avx512vnni") && target_.has_feature("avx512vl"))))
         return call_target_intrinsic(llvm::Intrinsic::x86_avx512_vpdpbusd_256, {acc, a, b}, acc->getType());
-    // The same sums without the instruction: the products of a u8 and an s8 fit in 16 bits and four
-    // of them in 32, so widening first gives exactly what the instruction computes.
+    // The same sums without the instruction. A u8 and an s8 both fit in 16 bits, and their product
+    // and the sum of two such products in 32, so the products are summed in pairs first: LLVM turns
+    // that pattern into pmaddwd, where there is no vpdpbusd. Integer sums are exact in any order.
+    llvm::Type* half = llvm::FixedVectorType::get(builder_.getInt16Ty(), 4 * n);
     llvm::Type* wide = llvm::FixedVectorType::get(builder_.getInt32Ty(), 4 * n);
-    llvm::Value* products = builder_.CreateMul(builder_.CreateZExt(a, wide), builder_.CreateSExt(b, wide));
-    llvm::Value* sum = acc;
-    for (int q = 0; q < 4; q++) sum = builder_.CreateAdd(sum, strided_lanes(products, q, 4, n));
-    return sum;
+    llvm::Value* a16 = builder_.CreateZExt(a, half);
+    llvm::Value* b16 = builder_.CreateSExt(b, half);
+    llvm::Value* products =
+        builder_.CreateMul(builder_.CreateSExt(a16, wide), builder_.CreateSExt(b16, wide));
+    llvm::Value* pairs =
+        builder_.CreateAdd(strided_lanes(products, 0, 2, 2 * n), strided_lanes(products, 1, 2, 2 * n));
+    llvm::Value* quads = builder_.CreateAdd(strided_lanes(pairs, 0, 2, n), strided_lanes(pairs, 1, 2, n));
+    return builder_.CreateAdd(acc, quads);
 }
 
 llvm::Value* CodeGenLLVM::codegen_dot_bf16(const ir::Call* op) {

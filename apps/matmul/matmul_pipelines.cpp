@@ -36,4 +36,22 @@ void schedule_sgemm_tiled(SgemmPipeline& p, int row_tasks) {
     B_panel.compute_at(p.C, xo).vectorize(B_panel.args()[0], kTileColumns);
 }
 
+void schedule_sgemm_tensorized(SgemmPipeline& p, int row_tasks) {
+    constexpr int kTileColumns = 16, kTileRows = 6;
+    Var band("band"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    Func B_panel = cache_read(p.B, {p.C});
+
+    const Expr rows = p.A.height();
+    const Expr band_rows =
+        max(kTileRows, (rows + kTileRows * row_tasks - 1) / (kTileRows * row_tasks) * kTileRows);
+    p.C.vectorize(p.x, 8, TailStrategy::GuardWithIf);
+    p.C.update()
+        .split(p.y, band, p.y, band_rows, TailStrategy::GuardWithIf)
+        .tile(p.x, p.y, xo, yo, xi, yi, kTileColumns, kTileRows, TailStrategy::GuardWithIf)
+        .reorder(xi, yi, p.k, yo, xo, band)
+        .tensorize(p.k, intrinsics::fma_f32(kTileColumns, kTileRows));
+    if (row_tasks > 1) p.C.update().parallel(band);
+    B_panel.compute_at(p.C, xo);
+}
+
 }  // namespace tessera_apps

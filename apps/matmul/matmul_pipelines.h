@@ -44,4 +44,11 @@ SgemmPipeline sgemm_pipeline(const tessera::ImageParam& A, const tessera::ImageP
 //     quiet machine.
 void schedule_sgemm_tiled(SgemmPipeline& p, int row_tasks = 1);
 
+// The same tiles, bands and packed panels, with the 16 x 6 tile's update tensorized: the loops over
+// k, rows and columns of a tile become intrinsics::fma_f32(16, 6), which keeps the tile in vector
+// registers across k (twelve 8-lane FMAs per k on AVX2, six 16-lane ones on AVX-512). Tiles that a
+// ragged edge cuts short run the loops instead (GuardWithIf: an update may not compute a point
+// twice). Any size is accepted.
+void schedule_sgemm_tensorized(SgemmPipeline& p, int row_tasks = 1);
+
 }  // namespace tessera_apps

@@ -1,0 +1,54 @@
+#include "low_precision_pipelines.h"
+
+namespace tessera_apps {
+
+using namespace tessera;
+
+namespace {
+
+LowPrecisionGemm define(Type a_type, Type b_type, int group) {
+    ImageParam A(a_type, 2, "A"), B(b_type, 2, "B");
+    LowPrecisionGemm p{A,        B,        Func("packed"), Func("C"),
+                       Var("x"), Var("y"), Var("q"),       RDom(0, group, 0, A.width() / group, "r"),
+                       group};
+    p.packed(p.q, p.x, p.y) = B(p.x, group * p.y + p.q);
+    return p;
+}
+
+}  // namespace
+
+LowPrecisionGemm gemm_u8s8_pipeline() {
+    LowPrecisionGemm p = define(UInt(8), Int(8), 4);
+    p.C(p.x, p.y) = 0;
+    p.C(p.x, p.y) += cast<int32_t>(p.A(4 * p.r.y + p.r.x, p.y)) * cast<int32_t>(p.packed(p.r.x, p.x, p.r.y));
+    return p;
+}
+
+LowPrecisionGemm gemm_bf16_pipeline() {
+    LowPrecisionGemm p = define(UInt(16), UInt(16), 2);
+    p.C(p.x, p.y) = 0.0f;
+    p.C(p.x, p.y) = p.C(p.x, p.y) + intrinsics::bfloat16_to_float(p.A(2 * p.r.y + 1 - p.r.x, p.y)) *
+                                        intrinsics::bfloat16_to_float(p.packed(1 - p.r.x, p.x, p.r.y));
+    return p;
+}
+
+void schedule_low_precision_gemm(LowPrecisionGemm& p, int row_tasks) {
+    constexpr int kTileColumns = 16, kTileRows = 6;
+    Var band("band"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    const TensorIntrinsic kernel = p.group == 4 ? intrinsics::dot_u8s8(kTileColumns, kTileRows)
+                                                : intrinsics::dot_bf16(kTileColumns, kTileRows);
+    p.packed.compute_root().parallel(p.y).vectorize(p.x, 8, TailStrategy::GuardWithIf);
+
+    const Expr rows = p.A.height();
+    const Expr band_rows =
+        max(kTileRows, (rows + kTileRows * row_tasks - 1) / (kTileRows * row_tasks) * kTileRows);
+    p.C.vectorize(p.x, 8, TailStrategy::GuardWithIf);
+    p.C.update()
+        .split(p.y, band, p.y, band_rows, TailStrategy::GuardWithIf)
+        .tile(p.x, p.y, xo, yo, xi, yi, kTileColumns, kTileRows, TailStrategy::GuardWithIf)
+        .reorder(p.r.x, xi, yi, p.r.y, yo, xo, band)
+        .tensorize(p.r.y, kernel);
+    if (row_tasks > 1) p.C.update().parallel(band);
+}
+
+}  // namespace tessera_apps
