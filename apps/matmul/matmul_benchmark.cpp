@@ -2,6 +2,7 @@
 // OpenBLAS and plain C++. Rows, named <workload>/<implementation>/<N>/threads:<T>:
 //   sgemm/tessera     the pipeline of matmul_pipelines.h under schedule_sgemm_tiled, one band of
 //                     rows per thread
+//   sgemm/tessera_tensorized  the same under schedule_sgemm_tensorized (intrinsics::fma_f32)
 //   sgemm/openblas    cblas_sgemm (when OpenBLAS was found at build time)
 //   sgemm/naive_cpp   the triple loop y, k, x with std::fma, compiled for AVX2 and FMA when the CPU
 //                     has them (GCC then vectorizes the loop over x), one thread; only up to
@@ -161,7 +162,12 @@ struct TesseraSgemm {
     tessera_apps::SgemmPipeline p = tessera_apps::sgemm_pipeline(
         tessera::ImageParam(tessera::Float(32), 2, "A"), tessera::ImageParam(tessera::Float(32), 2, "B"));
 
-    TesseraSgemm() { tessera_apps::schedule_sgemm_tiled(p, options.threads); }
+    explicit TesseraSgemm(bool tensorized) {
+        if (tensorized)
+            tessera_apps::schedule_sgemm_tensorized(p, options.threads);
+        else
+            tessera_apps::schedule_sgemm_tiled(p, options.threads);
+    }
 
     // Binds the inputs; the output buffer wraps c.
     tessera::Buffer<float> bind(Problem& problem, float* c) {
@@ -170,7 +176,9 @@ struct TesseraSgemm {
         return tessera::Buffer<float>(c, problem.n, problem.n, "C");
     }
 };
-TesseraSgemm* tessera_sgemm = nullptr;
+// The rows of Tessera: "tessera" (schedule_sgemm_tiled) and "tessera_tensorized".
+std::map<std::string, TesseraSgemm*> tessera_sgemms;
+const char* const kTesseraRows[] = {"tessera", "tessera_tensorized"};
 
 // --- OpenBLAS ---
 
@@ -233,14 +241,18 @@ double milliseconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 void compile_tessera() {
-    tessera_sgemm = new TesseraSgemm;
-    const auto start = std::chrono::steady_clock::now();
-    try {
-        tessera_sgemm->p.C.compile_jit();
-    } catch (const tessera::Error& e) {
-        for (int n : options.sizes) record_failure(row_name("tessera", n), e.what());
+    for (const char* row : kTesseraRows) {
+        TesseraSgemm* sgemm = tessera_sgemms[row] =
+            new TesseraSgemm(std::string(row) == "tessera_tensorized");
+        const auto start = std::chrono::steady_clock::now();
+        try {
+            sgemm->p.C.compile_jit();
+        } catch (const tessera::Error& e) {
+            for (int n : options.sizes) record_failure(row_name(row, n), e.what());
+        }
+        benchmark::AddCustomContext(std::string("sgemm_compile_ms/") + row,
+                                    std::to_string(milliseconds_since(start)));
     }
-    benchmark::AddCustomContext("sgemm_compile_ms/tessera", std::to_string(milliseconds_since(start)));
 }
 
 void check_all() {
@@ -256,9 +268,10 @@ void check_all() {
         check("openblas", problem, 1e-4,
               [](Problem& p, float* c) { openblas_sgemm(p.n, p.a.data(), p.b.data(), c); });
 #endif
-        if (!failures.count(row_name("tessera", n))) {
-            check("tessera", problem, 0,
-                  [](Problem& p, float* c) { tessera_sgemm->p.C.realize(tessera_sgemm->bind(p, c)); });
+        for (const char* row : kTesseraRows) {
+            if (failures.count(row_name(row, n))) continue;
+            TesseraSgemm* sgemm = tessera_sgemms[row];
+            check(row, problem, 0, [sgemm](Problem& p, float* c) { sgemm->p.C.realize(sgemm->bind(p, c)); });
         }
         // Only the timed rows need the expected values, and only until now.
         problem.expected = {};
@@ -285,12 +298,13 @@ void set_rates(benchmark::State& state, int n) {
             benchmark::Counter(100 * gflop / peak.gflops, benchmark::Counter::kIsRate);
 }
 
-void run_tessera(benchmark::State& state, int n) {
-    if (skipped_for_failure(state, row_name("tessera", n))) return;
+void run_tessera(benchmark::State& state, const char* row, int n) {
+    if (skipped_for_failure(state, row_name(row, n))) return;
     Problem& problem = problems[n];
     std::vector<float> c(size_t(n) * n);
-    tessera::Buffer<float> output = tessera_sgemm->bind(problem, c.data());
-    for (auto _ : state) tessera_sgemm->p.C.realize(output);
+    TesseraSgemm* sgemm = tessera_sgemms[row];
+    tessera::Buffer<float> output = sgemm->bind(problem, c.data());
+    for (auto _ : state) sgemm->p.C.realize(output);
     set_rates(state, n);
 }
 
@@ -325,7 +339,10 @@ void register_rows() {
     auto add = [](const std::string& name, auto&& fn) {
         benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMillisecond)->UseRealTime();
     };
-    for (int n : options.sizes) add(row_name("tessera", n), [n](benchmark::State& s) { run_tessera(s, n); });
+    for (const char* row : kTesseraRows) {
+        for (int n : options.sizes)
+            add(row_name(row, n), [row, n](benchmark::State& s) { run_tessera(s, row, n); });
+    }
     if (options.threads == 1) {
         for (int n : options.sizes)
             if (n <= options.naive_max_size)
