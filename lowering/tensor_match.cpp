@@ -108,10 +108,12 @@ void Matcher::peel(const ir::For* loop) {
     ir::Stmt s = ir::handle_of(loop);
     while (true) {
         if (const ir::For* f = s.as<ir::For>()) {
-            TESSERA_USER_CHECK(f->for_kind == ir::ForKind::Serial)
-                << where_ << ": the loop " << f->name << " is " << ir::for_kind_name(f->for_kind)
-                << ", but the tensor intrinsic " << in_.name
-                << " replaces the loops from the tensorized one inwards; leave them serial.";
+            // Vectorized and unrolled loops match as the loops they are: the kernel replaces them
+            // in whole tiles, and they keep their kind in the tiles left to the loops.
+            TESSERA_USER_CHECK(f->for_kind != ir::ForKind::Parallel)
+                << where_ << ": the loop " << f->name << " is parallel, but the tensor intrinsic " << in_.name
+                << " runs the loops from the tensorized one inwards as one call; parallelize a loop outside "
+                   "it.";
             nest_.loops.push_back({f->name, ir::substitute(lets, f->min), ir::substitute(lets, f->extent)});
             s = f->body;
         } else if (const ir::LetStmt* l = s.as<ir::LetStmt>()) {

@@ -47,6 +47,7 @@ void schedule_low_precision_gemm(LowPrecisionGemm& p, int row_tasks) {
         .split(p.y, band, p.y, band_rows, TailStrategy::GuardWithIf)
         .tile(p.x, p.y, xo, yo, xi, yi, kTileColumns, kTileRows, TailStrategy::GuardWithIf)
         .reorder(p.r.x, xi, yi, p.r.y, yo, xo, band)
+        .unroll(yi)
         .tensorize(p.r.y, kernel);
     if (row_tasks > 1) p.C.update().parallel(band);
 }

@@ -49,6 +49,8 @@ void schedule_sgemm_tensorized(SgemmPipeline& p, int row_tasks) {
         .split(p.y, band, p.y, band_rows, TailStrategy::GuardWithIf)
         .tile(p.x, p.y, xo, yo, xi, yi, kTileColumns, kTileRows, TailStrategy::GuardWithIf)
         .reorder(xi, yi, p.k, yo, xo, band)
+        .vectorize(xi)
+        .unroll(yi)
         .tensorize(p.k, intrinsics::fma_f32(kTileColumns, kTileRows));
     if (row_tasks > 1) p.C.update().parallel(band);
     B_panel.compute_at(p.C, xo);

@@ -188,6 +188,12 @@ Scheduled schedule_at_random(Product& p, const Case& t, std::mt19937& rng, std::
         update.reorder(xi, yi, p.outer_reduction, p.x, p.y);
     else
         update.reorder(p.r.x, xi, yi, p.outer_reduction, p.x, p.y);
+    // The loops the kernel replaces may be vectorized and unrolled for the tiles left to them.
+    const bool vector_tails = chance(rng, 0.4);
+    if (vector_tails) {
+        update.vectorize(xi).unroll(yi);
+        code << "worker.update().vectorize(xi).unroll(yi);\n";
+    }
     update.tensorize(p.outer_reduction, intrinsic);
     code << "worker.update().split(x, x, xi, " << columns << ").split(y, y, yi, " << rows
          << ").reorder(...).tensorize(" << p.outer_reduction.name() << ", " << intrinsic.name() << ");\n";

@@ -81,16 +81,16 @@ TEST_CASE("loops in the wrong order are refused by the strides they move through
     CHECK(contains(e, "the loops do not compute what the tensor intrinsic fma_f32_16x6 does"));
 }
 
-TEST_CASE("a vectorized loop inside the tensorized one is refused") {
+TEST_CASE("a parallel loop inside the tensorized one is refused") {
     Matmul m;
     m.c.update()
         .tile(m.x, m.y, m.xi, m.yi, 16, 6)
         .reorder(m.xi, m.yi, m.k, m.x, m.y)
-        .vectorize(m.xi)
+        .parallel(m.yi)
         .tensorize(m.k, intrinsics::fma_f32(16, 6));
     const std::string e = compile_error_of(m.c, {40, 30});
-    CHECK(contains(e, "the loop c.s1.x.xi is vectorized"));
-    CHECK(contains(e, "leave them serial"));
+    CHECK(contains(e, "the loop c.s1.y.yi is parallel"));
+    CHECK(contains(e, "parallelize a loop outside it"));
 }
 
 TEST_CASE("a tensorized loop split afterwards is no longer there to tensorize") {
