@@ -60,7 +60,7 @@ python3 - "$results"/*.json <<'PY'
 #   x naive: the naive C++ time / this row's time, the speed-up over plain C++. The naive row is
 #     that of the same workload and size, on whatever thread count it ran (plain C++ runs on one),
 #     or, failing that, of the workload the name extends (blur/naive_cpp serves blur_tiled, ...).
-#   GFLOPS and %peak, when a program reports them: the rate, and the rate as a percentage of the
+#   GFLOPS (GOPS for integer products) and %peak, when a program reports them: the rate, and the rate as a percentage of the
 #     FMA peak the program measured on its thread count in the same run (peak_gflops/threads:T).
 # CPU time is shown too: on a busy machine it is the steadier of the two (for a program that runs
 # on a thread pool it is the calling thread's alone).
@@ -107,7 +107,7 @@ def naive_time(r):
 
 def counter(r, key, fmt): return fmt.format(r[key]) if key in r else ""
 
-columns = [("GBps", "{:.2f}", "GBps", 8), ("GFLOPS", "{:.1f}", "GFLOPS", 8), ("peak_pct", "{:.1f}", "%peak", 7)]
+columns = [("GBps", "{:.2f}", "GBps", 8), ("GFLOPS", "{:.1f}", "GFLOPS", 8), ("GOPS", "{:.1f}", "GOPS", 8), ("peak_pct", "{:.1f}", "%peak", 7)]
 columns = [c for c in columns if any(c[0] in r for r in rows)]
 width = max([36] + [len(r["name"]) + 2 for r in rows])
 print(f"\n{'benchmark (median of 5)':<{width}}{'time':>12}{'cpu':>12}"
