@@ -85,6 +85,7 @@ private:
     };
     std::optional<Affine> affine(const Expr& e) const;
     bool uses_nest_var(const Expr& e) const;
+    bool same_loops(const std::vector<Expr>& declared_args, const Expr& index) const;
     TensorOperandView view(const std::string& operand, Type type);
     Expr whole_tile();
 
@@ -172,7 +173,7 @@ bool Matcher::match_value(const Expr& declared, const Expr& found) {
     const ir::Call* operand = declared.as<ir::Call>();
     if (operand && (operand->call_type == ir::CallType::Image || operand->call_type == ir::CallType::Func)) {
         const ir::Load* load = found.as<ir::Load>();
-        if (!load || load->type != operand->type) return false;
+        if (!load || load->type != operand->type || !same_loops(operand->args, load->index)) return false;
         const std::string name = operand->call_type == ir::CallType::Func ? in_.output.name : operand->name;
         accesses_.push_back({name, operand->args, load->name, load->type, load->index});
         return true;
@@ -187,10 +188,30 @@ bool Matcher::match_value(const Expr& declared, const Expr& found) {
     const size_t before = accesses_.size();
     if (match_children(*d, *f)) return true;
     accesses_.resize(before);
+    // fma(a, b, c) is fma(b, a, c): the product is exact before its one rounding.
+    const ir::Call* call = declared.as<ir::Call>();
+    if (call && call->intrinsic == ir::Intrinsic::Fma) {
+        if (match_children({(*d)[1], (*d)[0], (*d)[2]}, *f)) return true;
+        accesses_.resize(before);
+        return false;
+    }
     if (!is_commutative(declared.get()->kind)) return false;
     if (match_children({(*d)[1], (*d)[0]}, *f)) return true;
     accesses_.resize(before);
     return false;
+}
+
+// Whether the declaration's arguments and the index found move with the same loops (those of more
+// than one iteration): what tells apart operands of the same type.
+bool Matcher::same_loops(const std::vector<Expr>& declared_args, const Expr& index) const {
+    for (const auto& [var, level] : level_of_declared_var_) {
+        const NestLoop& l = nest_.loops[level];
+        if (ir::is_const_one(ir::simplify(l.extent))) continue;
+        bool declared_uses = false;
+        for (const Expr& arg : declared_args) declared_uses = declared_uses || ir::uses_var(arg, var);
+        if (declared_uses != ir::uses_var(index, l.name)) return false;
+    }
+    return true;
 }
 
 bool Matcher::uses_nest_var(const Expr& e) const {

@@ -116,6 +116,38 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("the operands of the product in fma may come in either order") {
+    std::mt19937 rng(16);
+    const int width = 33, height = 20, depth = 9;  // whole tiles of 16 x 6 and 6 x 16, and ragged ones
+    Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
+    Buffer<float> b = random_matrix<float>(width, depth, rng, -1, 1);
+    FloatMatmul plain;
+    plain.a.set(a);
+    plain.b.set(b);
+    ImageParam ap(Float(32), 2, "ap"), bp(Float(32), 2, "bp");
+    ap.set(a);
+    bp.set(b);
+    Func c("c");
+    Var x("x"), y("y"), xi("xi"), yi("yi");
+    RDom k(0, depth, "k");
+    c(x, y) = 0.0f;
+    c(x, y) = fma(bp(x, k), ap(k, y), c(x, y));  // b first, where the declaration has a
+    c.update().tile(x, y, xi, yi, 16, 6).reorder(xi, yi, k, x, y).tensorize(k, intrinsics::fma_f32(16, 6));
+    Buffer<float> expected = plain.c.realize({width, height}), swapped = c.realize({width, height});
+    CHECK(count_differences(swapped, expected) == 0);
+    CHECK(contains(lowered(c, {ap, bp}), "fma_f32_16x6.0.acc"));
+
+    // Transposed tiles match too, the operands' roles swapped: the kernel's vectors then run down
+    // columns of c, slowly but with the same bits.
+    Func t("t");
+    t(x, y) = 0.0f;
+    t(x, y) = fma(ap(k, y), bp(x, k), t(x, y));
+    t.update().tile(x, y, xi, yi, 6, 16).reorder(yi, xi, k, x, y).tensorize(k, intrinsics::fma_f32(16, 6));
+    Buffer<float> transposed = t.realize({width, height});
+    CHECK(count_differences(transposed, expected) == 0);
+    CHECK(contains(lowered(t, {ap, bp}), "fma_f32_16x6.0.acc"));
+}
+
 TEST_CASE("a tensorized kernel reads a packed copy made by cache_read, and runs inside parallel tiles") {
     std::mt19937 rng(12);
     const int width = 70, height = 31, depth = 23;
