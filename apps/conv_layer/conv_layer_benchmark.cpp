@@ -43,6 +43,7 @@
 #include <benchmark/benchmark.h>
 #include <tessera/tessera.h>
 
+#include "benchmark_rows.h"
 #include "conv_pipelines.h"
 #include "conv_reference.h"
 #include "peak_flops.h"
@@ -266,20 +267,12 @@ void check_layer(Layer& layer) {
 
 tessera_apps::PeakFlops peak;
 
-// Reports the row's failure, if it had one; then it must not run.
 bool skipped_for_failure(benchmark::State& state, const std::string& row) {
-    auto it = failures.find(row);
-    if (it == failures.end()) return false;
-    state.SkipWithError(it->second.c_str());
-    return true;
+    return tessera_apps::skipped_for_failure(state, row, failures);
 }
 
 void set_rates(benchmark::State& state, const Layer& layer) {
-    const double gflop = layer.shape.flops() * double(state.iterations()) / 1e9;
-    state.counters["GFLOPS"] = benchmark::Counter(gflop, benchmark::Counter::kIsRate);
-    if (peak.gflops > 0)
-        state.counters["peak_pct"] =
-            benchmark::Counter(100 * gflop / peak.gflops, benchmark::Counter::kIsRate);
+    tessera_apps::set_flop_rates(state, layer.shape.flops(), peak.gflops);
 }
 
 void run_tessera(benchmark::State& state, size_t i, const char* implementation) {

@@ -48,6 +48,7 @@
 #include <cblas.h>
 #endif
 
+#include "benchmark_rows.h"
 #include "matmul_pipelines.h"
 #include "peak_flops.h"
 #include "process_environment.h"
@@ -282,20 +283,12 @@ void check_all() {
 
 tessera_apps::PeakFlops peak;
 
-// Reports the row's failure, if it had one; then it must not run.
 bool skipped_for_failure(benchmark::State& state, const std::string& row) {
-    auto it = failures.find(row);
-    if (it == failures.end()) return false;
-    state.SkipWithError(it->second.c_str());
-    return true;
+    return tessera_apps::skipped_for_failure(state, row, failures);
 }
 
 void set_rates(benchmark::State& state, int n) {
-    const double gflop = 2.0 * double(n) * n * n * double(state.iterations()) / 1e9;
-    state.counters["GFLOPS"] = benchmark::Counter(gflop, benchmark::Counter::kIsRate);
-    if (peak.gflops > 0)
-        state.counters["peak_pct"] =
-            benchmark::Counter(100 * gflop / peak.gflops, benchmark::Counter::kIsRate);
+    tessera_apps::set_flop_rates(state, 2.0 * double(n) * n * n, peak.gflops);
 }
 
 void run_tessera(benchmark::State& state, const char* row, int n) {
