@@ -4,6 +4,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
 #include <map>
 #include <string>
 
@@ -25,6 +26,13 @@ inline void set_flop_rates(benchmark::State& state, double flops_per_run, double
     if (peak_gflops > 0)
         state.counters["peak_pct"] =
             benchmark::Counter(100 * gflop / peak_gflops, benchmark::Counter::kIsRate);
+}
+
+// Lists the failed rows on stderr after the timed ones; the program's exit status: 1 if any failed.
+inline int report_failures(const char* program, const std::map<std::string, std::string>& failures) {
+    for (const auto& [row, message] : failures)
+        std::fprintf(stderr, "%s: %s FAILED: %s\n", program, row.c_str(), message.c_str());
+    return failures.empty() ? 0 : 1;
 }
 
 }  // namespace tessera_apps

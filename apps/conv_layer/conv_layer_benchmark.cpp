@@ -370,7 +370,5 @@ int main(int argc, char** argv) {
     register_rows();
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
-    for (const auto& [row, message] : failures)
-        std::fprintf(stderr, "%s: %s FAILED: %s\n", kProgram, row.c_str(), message.c_str());
-    return failures.empty() ? 0 : 1;
+    return tessera_apps::report_failures(kProgram, failures);
 }

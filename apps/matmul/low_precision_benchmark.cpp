@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmark_rows.h"
 #include "low_precision_pipelines.h"
 
 namespace {
@@ -33,6 +34,9 @@ struct Options {
     std::vector<int> sizes{512, 1024};
     int naive_max_size = 512;
 } options;
+
+// The rows whose check failed, with the error; the program then exits with status 1.
+std::map<std::string, std::string> failures;
 
 float bfloat16_value(uint16_t bits) {
     const uint32_t wide = uint32_t(bits) << 16;
@@ -207,5 +211,5 @@ int main(int argc, char** argv) {
     benchmark::Initialize(&count, rest.data());
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
-    return 0;
+    return tessera_apps::report_failures("low_precision_benchmark", failures);
 }
