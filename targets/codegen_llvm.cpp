@@ -147,7 +147,7 @@ void CodeGenLLVM::visit(const ir::Store* op) {
         store_vector(op, value);
         return;
     }
-    llvm::Value* address = element_address(op->name, t, codegen(op->index));
+    llvm::Value* address = element_address(op->name, t, codegen_index(op->index));
     tag_access(builder_.CreateAlignedStore(value, address, llvm::Align(t.bytes())), op->name);
 }
 
@@ -156,21 +156,21 @@ void CodeGenLLVM::store_vector(const ir::Store* op, llvm::Value* value) {
     llvm::Align align(element.bytes());
     const ir::Ramp* ramp = op->index.as<ir::Ramp>();
     if (ramp && ir::is_const(ramp->stride, 1)) {
-        llvm::Value* address = element_address(op->name, element, codegen(ramp->base));
+        llvm::Value* address = element_address(op->name, element, codegen_index(ramp->base));
         tag_access(builder_.CreateAlignedStore(value, address, align), op->name);
     } else if (ramp && ir::is_const(ramp->stride, -1)) {
-        llvm::Value* last = builder_.CreateSub(codegen(ramp->base), constant(Int(32), ramp->lanes - 1));
+        llvm::Value* last = builder_.CreateSub(codegen_index(ramp->base), builder_.getInt64(ramp->lanes - 1));
         llvm::Value* address = element_address(op->name, element, last);
         tag_access(builder_.CreateAlignedStore(builder_.CreateVectorReverse(value), address, align),
                    op->name);
     } else if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
         // Every lane to one element: the last lane's value is the one that stays.
-        llvm::Value* address = element_address(op->name, element, codegen(broadcast->value));
+        llvm::Value* address = element_address(op->name, element, codegen_index(broadcast->value));
         llvm::Value* last = builder_.CreateExtractElement(value, uint64_t(t.lanes() - 1));
         tag_access(builder_.CreateAlignedStore(last, address, align), op->name);
     } else {
         // Lanes that hit the same address are written in lane order, so the last one wins.
-        llvm::Value* addresses = element_address(op->name, element, codegen(op->index));
+        llvm::Value* addresses = element_address(op->name, element, codegen_index(op->index));
         llvm::Value* all = llvm::ConstantInt::getTrue(llvm_type(Bool(t.lanes())));
         tag_access(builder_.CreateMaskedScatter(value, addresses, align, all), op->name);
     }

@@ -22,6 +22,17 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
     return v;
 }
 
+llvm::Value* CodeGenLLVM::codegen_index(const Expr& index) {
+    if (index.type() != Int(32)) return codegen(index);  // the lanes of a gather stay 32-bit
+    if (const ir::Add* add = index.as<ir::Add>())
+        return builder_.CreateNSWAdd(codegen_index(add->a), codegen_index(add->b));
+    if (const ir::Sub* sub = index.as<ir::Sub>())
+        return builder_.CreateNSWSub(codegen_index(sub->a), codegen_index(sub->b));
+    if (const ir::Mul* mul = index.as<ir::Mul>())
+        return builder_.CreateNSWMul(codegen_index(mul->a), codegen_index(mul->b));
+    return builder_.CreateSExt(codegen(index), builder_.getInt64Ty());
+}
+
 llvm::Type* CodeGenLLVM::llvm_type(Type t) {
     llvm::Type* element = nullptr;
     switch (t.code()) {
@@ -290,7 +301,7 @@ void CodeGenLLVM::visit(const ir::Load* op) {
         value_ = load_vector(op);
         return;
     }
-    llvm::Value* address = element_address(op->name, op->type, codegen(op->index));
+    llvm::Value* address = element_address(op->name, op->type, codegen_index(op->index));
     llvm::Instruction* load =
         builder_.CreateAlignedLoad(memory_type(op->type), address, llvm::Align(op->type.bytes()));
     tag_access(load, op->name);
@@ -303,21 +314,21 @@ llvm::Value* CodeGenLLVM::load_vector(const ir::Load* op) {
     llvm::Value* v = nullptr;
     const ir::Ramp* ramp = op->index.as<ir::Ramp>();
     if (ramp && ir::is_const(ramp->stride, 1)) {
-        llvm::Value* address = element_address(op->name, element, codegen(ramp->base));
+        llvm::Value* address = element_address(op->name, element, codegen_index(ramp->base));
         v = tag_access(builder_.CreateAlignedLoad(memory_type(t), address, align), op->name);
     } else if (ramp && ir::is_const(ramp->stride, -1)) {
         // A dense load ending at base, reversed.
-        llvm::Value* last = builder_.CreateSub(codegen(ramp->base), constant(Int(32), ramp->lanes - 1));
+        llvm::Value* last = builder_.CreateSub(codegen_index(ramp->base), builder_.getInt64(ramp->lanes - 1));
         llvm::Value* address = element_address(op->name, element, last);
         v = tag_access(builder_.CreateAlignedLoad(memory_type(t), address, align), op->name);
         v = builder_.CreateVectorReverse(v);
     } else if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
-        llvm::Value* address = element_address(op->name, element, codegen(broadcast->value));
+        llvm::Value* address = element_address(op->name, element, codegen_index(broadcast->value));
         llvm::Value* scalar =
             tag_access(builder_.CreateAlignedLoad(memory_type(element), address, align), op->name);
         v = builder_.CreateVectorSplat(t.lanes(), scalar);
     } else {
-        llvm::Value* addresses = element_address(op->name, element, codegen(op->index));
+        llvm::Value* addresses = element_address(op->name, element, codegen_index(op->index));
         llvm::Value* all = llvm::ConstantInt::getTrue(llvm_type(Bool(t.lanes())));
         v = tag_access(builder_.CreateMaskedGather(memory_type(t), addresses, align, all), op->name);
     }
