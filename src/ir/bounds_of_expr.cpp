@@ -161,8 +161,8 @@ private:
             case IRKind::FloatImm: return Interval::single_point(e);
             case IRKind::Variable: return variable(e);
             case IRKind::Cast: return cast(e.as<Cast>());
-            case IRKind::Add: return arithmetic<Add>(e);
-            case IRKind::Sub: return arithmetic<Sub>(e);
+            case IRKind::Add: return sum(e, arithmetic<Add>(e));
+            case IRKind::Sub: return sum(e, arithmetic<Sub>(e));
             case IRKind::Mul: return arithmetic<Mul>(e);
             case IRKind::Div: return arithmetic<Div>(e);
             case IRKind::Mod: return arithmetic<Mod>(e);
@@ -205,6 +205,14 @@ private:
             return original_point(simplify_root(T::make(a.min, b.min)));
         }
         return apply(e.get()->kind, a, b, e.type().element_of());
+    }
+
+    // A sum that is not a single point: bounded also as a min or max with the other terms taken
+    // inside, where they cancel (see sum_into_min_max), which forgets less.
+    Interval sum(const Expr& e, const Interval& apart) {
+        if (is_point(apart)) return apart;
+        Expr distributed = sum_into_min_max(e);
+        return distributed.defined() ? bounds(distributed) : apart;
     }
 
     // The interval of `a op b` for operands in a and b, of element type t.

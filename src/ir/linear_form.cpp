@@ -187,6 +187,54 @@ LinearForm gather_linear_form(const Expr& e, const std::function<Expr(const Expr
 
 LinearForm linear_form_of(const Expr& e) { return Gatherer(e.type(), nullptr).run(e); }
 
+namespace {
+
+// Whether adding c times operand to rest cancels a term of rest: in the sum itself, or in an
+// operand of a min or max that operand is (up to a constant), where distributing would cancel it.
+bool cancels_in(const LinearForm& rest, int64_t c, const Expr& operand, int depth) {
+    const LinearForm o = linear_form_of(operand);
+    LinearForm sum = rest;
+    sum.add(o, c);
+    if (sum.terms.size() < rest.terms.size() + o.terms.size()) return true;
+    if (depth == 0 || o.terms.size() != 1) return false;
+    const auto& [term, k] = *o.terms.begin();
+    if (k != 1 && k != -1) return false;
+    const Min* as_min = term.as<Min>();
+    const Max* as_max = term.as<Max>();
+    if (!as_min && !as_max) return false;
+    return cancels_in(rest, c * k, as_min ? as_min->a : as_max->a, depth - 1) ||
+           cancels_in(rest, c * k, as_min ? as_min->b : as_max->b, depth - 1);
+}
+
+}  // namespace
+
+Expr sum_into_min_max(const Expr& sum) {
+    // The other terms are copied into both operands: only for short sums.
+    constexpr size_t kMostTerms = 8;
+    constexpr int kNestedDepth = 2;
+    if (!(sum.as<Add>() || sum.as<Sub>()) || !assumes_no_overflow(sum.type())) return Expr();
+    const LinearForm f = linear_form_of(sum);
+    if (!f.exact || f.terms.size() < 2 || f.terms.size() > kMostTerms) return Expr();
+    for (const auto& [term, c] : f.terms) {
+        const Min* as_min = term.as<Min>();
+        const Max* as_max = term.as<Max>();
+        if ((!as_min && !as_max) || (c != 1 && c != -1)) continue;
+        const Expr& p = as_min ? as_min->a : as_max->a;
+        const Expr& q = as_min ? as_min->b : as_max->b;
+        LinearForm rest = f;
+        rest.terms.erase(term);
+        if (!cancels_in(rest, c, p, kNestedDepth) && !cancels_in(rest, c, q, kNestedDepth)) continue;
+        LinearForm a = rest, b = rest;
+        a.add(linear_form_of(p), c);
+        b.add(linear_form_of(q), c);
+        if (!a.exact || !b.exact) continue;
+        // -min(p, q) is max(-p, -q).
+        const bool is_min = (as_min != nullptr) == (c == 1);
+        return is_min ? Min::make(a.to_expr(), b.to_expr()) : Max::make(a.to_expr(), b.to_expr());
+    }
+    return Expr();
+}
+
 std::optional<LinearForm> exact_difference(const Expr& a, const Expr& b) {
     const Type t = a.type();
     if (!has_linear_form(t) || !t.is_int()) return std::nullopt;

@@ -45,6 +45,14 @@ LinearForm gather_linear_form(const Expr& e, const std::function<Expr(const Expr
 // The linear form of an expression that is already simplified; nothing is rewritten.
 LinearForm linear_form_of(const Expr& e);
 
+// x + min(y - x, z) as min(y, x + z): a sum with a min or max term (of coefficient 1 or -1) whose
+// other terms cancel inside an operand of it, or inside a min or max there, with those terms taken
+// inside the min or max; undefined where there is none. Equal as integers, for types assumed not
+// to overflow only, and used by interval arithmetic: taken apart, a tile's start x * 16 and its
+// shift min(0, e - x * 16 - 16) forget that they move together, and the distributed form
+// min(x * 16, e - 16) does not. (Not a simplification: x + z may overflow where y - x did not.)
+Expr sum_into_min_max(const Expr& sum);
+
 // a - b as a linear form computed exactly, for expressions the compiler builds to reason with
 // (not arithmetic of the program, which wraps). Empty where a coefficient or the constant of the
 // exact difference does not fit the type, or where a or b folds to a form that is not exact.

@@ -67,6 +67,29 @@ TEST_CASE("an input Buffer packed into another layout by cache_read gives the bi
     result.for_each_element([&](int x, int y) { REQUIRE(result(x, y) == expected(x, y)); });
 }
 
+TEST_CASE("a panel copied per guarded tile, vectorized past the last tile's edge, gives the plain bits") {
+    // The copy of B covers the tile's columns: 16, or fewer in the last tile, whose vector then
+    // shifts inwards. Its region over all tiles is where they start, never before column 0.
+    const int depth = 23;
+    for (int n : {64, 61, 16, 13}) {
+        CAPTURE(n);
+        const int m = 11;
+        Buffer<float> a = random_matrix(depth, m, 3), b = random_matrix(n, depth, 4);
+        MatMul plain(Func(a), Func(b), depth);
+        Buffer<float> expected = plain.c.realize({n, m});
+
+        Func fa(a), fb(b);
+        MatMul tiled(fa, fb, depth);
+        Func panel = cache_read(b, {fb});
+        tiled.c.update()
+            .tile(tiled.j, tiled.i, tiled.jo, tiled.io, tiled.ji, tiled.ii, 16, 4, TailStrategy::GuardWithIf)
+            .reorder(tiled.ji, tiled.ii, tiled.k, tiled.io, tiled.jo);
+        panel.compute_at(tiled.c, tiled.jo).vectorize(panel.args()[0], 8);
+        Buffer<float> result = tiled.c.realize({n, m});
+        result.for_each_element([&](int x, int y) { REQUIRE(result(x, y) == expected(x, y)); });
+    }
+}
+
 TEST_CASE("an ImageParam staged per row of the consumer gives the bits of the plain pipeline") {
     ImageParam input(Int(32), 2, "input");
     Func sum_rows("sum_rows");

@@ -107,6 +107,25 @@ TEST_CASE("bounds of min, max and select") {
     CHECK(bounds(Select::make(LT::make(x, i32(0)), i32(-5), x), {{"x", range(3, 10)}}) == "[3, 10]");
 }
 
+TEST_CASE("a sum with a min of terms that cancel is bounded as the min of the sums") {
+    // A vectorized loop over a tile [x * 16, min(x * 16 + 15, n - 1)] shifts its last vector
+    // inwards: x * 16 + min(v * 16, min(n - 1 - x * 16, 15) - 15). Taken apart, x * 16 at its
+    // least and the shift at its least (at the last x) give about -n; the tile never starts before
+    // min(0, n - 16).
+    Expr shift = Min::make(
+        Mul::make(y, i32(16)),
+        Sub::make(Min::make(Sub::make(Sub::make(n, i32(1)), Mul::make(x, i32(16))), i32(15)), i32(15)));
+    Expr start = Add::make(Mul::make(x, i32(16)), shift);
+    const Interval tiles(i32(0), Div::make(Sub::make(n, i32(1)), i32(16)));
+    const Interval vectors = range(0, 0);
+    CHECK(bounds(start, {{"x", tiles}, {"y", vectors}}) ==
+          "[min((n - 16), 0), min((n - 16), (((n - 1) / 16) * 16))]");
+    // The same for x - min(...) (a max), and nothing changes where no term cancels.
+    CHECK(bounds(Sub::make(x, Min::make(x, a)), {{"x", range(0, 10)}, {"a", range(0, 3)}}) == "[0, 10]");
+    CHECK(bounds(Add::make(y, Min::make(x, a)),
+                 {{"x", range(0, 10)}, {"a", range(0, 3)}, {"y", range(1, 2)}}) == "[1, 5]");
+}
+
 TEST_CASE("bounds of casts keep the range where the cast cannot wrap") {
     Expr u = Variable::make(UInt(8), "u");
     CHECK(bounds(Cast::make(Int(32), u), {{"u", Interval(c(UInt(8), 3), c(UInt(8), 7))}}) == "[3, 7]");
