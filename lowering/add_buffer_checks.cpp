@@ -3,6 +3,7 @@
 #include <set>
 
 #include "ir/ir_util.h"
+#include "lang/parameter.h"
 #include "lowering/names.h"
 #include "tessera/runtime.h"
 
@@ -112,6 +113,50 @@ std::vector<Stmt> coverage_checks(const PipelineArgument& a, const std::set<std:
     return checks;
 }
 
+// The requirements set on a buffer's dimensions (ParamDimension::set_min and the like), as
+// (field, dimension, required value); the stride 1 of a dense dimension 0 is checked apart.
+struct Requirement {
+    ir::Intrinsic field;
+    int dim;
+    Expr value;
+};
+
+std::vector<Requirement> requirements(const PipelineArgument& a) {
+    std::vector<Requirement> result;
+    if (!a.param || a.buffer) return result;
+    for (int d = 0; d < a.dimensions && d < int(a.param->constraints.size()); d++) {
+        const lang::BufferConstraint& c = a.param->constraints[size_t(d)];
+        if (c.min.defined()) result.push_back({ir::Intrinsic::BufferMin, d, c.min});
+        if (c.extent.defined()) result.push_back({ir::Intrinsic::BufferExtent, d, c.extent});
+        if (c.stride.defined() && !(d == 0 && a.dense_dimension_0))
+            result.push_back({ir::Intrinsic::BufferStride, d, c.stride});
+    }
+    return result;
+}
+
+std::string lowered_name(const Requirement& r, const std::string& buffer) {
+    return r.field == ir::Intrinsic::BufferMin      ? buffer_min(buffer, r.dim)
+           : r.field == ir::Intrinsic::BufferExtent ? buffer_extent(buffer, r.dim)
+                                                    : buffer_stride(buffer, r.dim);
+}
+
+// The buffer's field equals what was required of it.
+Stmt requirement_check(const PipelineArgument& a, const Requirement& r) {
+    const char* what = r.field == ir::Intrinsic::BufferMin      ? "min"
+                       : r.field == ir::Intrinsic::BufferExtent ? "extent"
+                                                                : "stride";
+    Expr actual = field(r.field, a.name, r.dim);
+    const std::string setter = std::string("dim(") + std::to_string(r.dim) + ").set_" + what;
+    return ir::AssertStmt::make(
+        ir::EQ::make(actual, ir::int_var(lowered_name(r, a.name))),
+        message(tessera_error_bad_argument,
+                {Expr(role(a) + " buffer " + a.name + " has " + what + " "), actual,
+                 Expr(" in dimension " + std::to_string(r.dim) + ", but the pipeline requires "),
+                 ir::int_var(lowered_name(r, a.name)),
+                 Expr(" (" + setter + "). Pass a buffer with that " + what + ", or compile without the " +
+                      "requirement.")}));
+}
+
 }  // namespace
 
 ir::Stmt add_buffer_checks(const ir::Stmt& s, const std::vector<PipelineArgument>& args) {
@@ -134,17 +179,37 @@ ir::Stmt add_buffer_checks(const ir::Stmt& s, const std::vector<PipelineArgument
     Stmt result = ir::Block::make(std::move(checks));
     for (auto it = lets.rbegin(); it != lets.rend(); ++it)
         result = ir::LetStmt::make(it->first, it->second, result);
+    // Required fields take the required values, inside the fields read from the buffers (which
+    // the requirements may mention), each checked against the buffer's own.
+    std::set<std::string> required;
+    std::vector<Stmt> requirement_checks;
+    std::vector<std::pair<std::string, Expr>> required_lets;
+    for (const PipelineArgument& a : args) {
+        if (!a.is_buffer()) continue;
+        for (const Requirement& r : requirements(a)) {
+            required.insert(lowered_name(r, a.name));
+            required_lets.emplace_back(lowered_name(r, a.name), r.value);
+            requirement_checks.push_back(requirement_check(a, r));
+        }
+    }
+    if (!requirement_checks.empty()) {
+        requirement_checks.push_back(result);
+        result = ir::Block::make(std::move(requirement_checks));
+    }
+    for (auto it = required_lets.rbegin(); it != required_lets.rend(); ++it)
+        result = ir::LetStmt::make(it->first, it->second, result);
     // Shape fields, read once the structure is known to be right.
     for (auto a = args.rbegin(); a != args.rend(); ++a) {
         if (!a->is_buffer()) continue;
         for (int d = a->dimensions - 1; d >= 0; d--) {
             Expr stride =
                 d == 0 && a->dense_dimension_0 ? i32(1) : field(ir::Intrinsic::BufferStride, a->name, d);
-            result = ir::LetStmt::make(buffer_stride(a->name, d), stride, result);
-            result = ir::LetStmt::make(buffer_extent(a->name, d),
-                                       field(ir::Intrinsic::BufferExtent, a->name, d), result);
-            result = ir::LetStmt::make(buffer_min(a->name, d), field(ir::Intrinsic::BufferMin, a->name, d),
-                                       result);
+            auto let_field = [&](const std::string& name, const Expr& value) {
+                if (!required.count(name)) result = ir::LetStmt::make(name, value, result);
+            };
+            let_field(buffer_stride(a->name, d), stride);
+            let_field(buffer_extent(a->name, d), field(ir::Intrinsic::BufferExtent, a->name, d));
+            let_field(buffer_min(a->name, d), field(ir::Intrinsic::BufferMin, a->name, d));
         }
     }
     std::vector<Stmt> structure;

@@ -1,7 +1,9 @@
 #include "lowering/pipeline_arguments.h"
 
 #include <map>
+#include <set>
 
+#include "ir/ir_util.h"
 #include "ir/visitor.h"
 #include "lang/parameter.h"
 #include "lowering/names.h"
@@ -12,8 +14,10 @@ namespace {
 
 bool dense_in_dimension_0(const PipelineArgument& a) {
     if (a.kind == PipelineArgument::Kind::Scalar || a.dimensions == 0) return false;
-    if (!a.buffer) return true;
-    return a.buffer->raw.dimensions > 0 && a.buffer->raw.dim[0].stride == 1;
+    if (a.buffer) return a.buffer->raw.dimensions > 0 && a.buffer->raw.dim[0].stride == 1;
+    // An ImageParam or an output: stride 1 unless its dimension 0 says otherwise.
+    if (!a.param || a.param->constraints.empty()) return true;
+    return ir::is_const(a.param->constraints[0].stride, 1);
 }
 
 class FindInputs : public ir::Visitor {
@@ -40,6 +44,7 @@ private:
     }
     void visit(const ir::Variable* op) override {
         if (op->var_kind != ir::VariableKind::Param) return;
+        if (op->param->is_output) return;  // a field of an output's buffer, bound as the output is
         if (op->param->is_buffer) {
             // A field of an ImageParam (its min, extent or stride): the ImageParam is an input.
             const lang::ParameterContents& p = *op->param;
@@ -66,12 +71,30 @@ std::vector<PipelineArgument> pipeline_arguments(const Environment& env, const i
         const lang::FunctionContents& f = env.function(name);
         const int values = int(f.output_types.size());
         for (int i = 0; i < values; i++) {
+            std::shared_ptr<lang::ParameterContents> constraints =
+                i < int(f.output_buffers.size()) ? f.output_buffers[i] : nullptr;
             args.push_back({PipelineArgument::Kind::OutputBuffer, value_buffer(name, i, values),
-                            f.output_types[i], f.dimensions(), nullptr, nullptr, name, i});
+                            f.output_types[i], f.dimensions(), nullptr, constraints, name, i});
         }
     }
     FindInputs finder;
     finder.include(s);
+    // What the buffers' shapes are required to be may read Params and other buffers' shapes too.
+    std::set<const lang::ParameterContents*> constrained;
+    auto include_requirements = [&](const std::shared_ptr<lang::ParameterContents>& p) {
+        if (!p || !constrained.insert(p.get()).second) return false;
+        for (const lang::BufferConstraint& c : p->constraints) {
+            for (const Expr& e : {c.min, c.extent, c.stride}) {
+                if (e.defined()) finder.include(e);
+            }
+        }
+        return true;
+    };
+    for (const PipelineArgument& a : args) include_requirements(a.param);
+    for (bool more = true; more;) {
+        more = false;
+        for (auto& [name, arg] : finder.buffers) more = include_requirements(arg.param) || more;
+    }
     for (auto& [name, arg] : finder.buffers) args.push_back(arg);
     for (auto& [name, arg] : finder.scalars) args.push_back(arg);
     for (PipelineArgument& a : args) a.dense_dimension_0 = dense_in_dimension_0(a);

@@ -30,6 +30,7 @@ struct StageRef;
 class Func;
 class ImageParam;
 class Realization;
+class OutputImageParam;
 class Pipeline;
 struct Argument;
 
@@ -202,6 +203,10 @@ public:
     Type output_type() const { return type(); }
     const std::vector<Type>& output_types() const;
     int outputs() const;
+    // The buffer this Func writes as the output of a pipeline, to read its shape or to constrain
+    // it (output_buffer().dim(0).set_min(0)); output_buffers() has one per value of a Tuple.
+    OutputImageParam output_buffer() const;
+    std::vector<OutputImageParam> output_buffers() const;
     bool has_update_definition() const;
     int num_update_definitions() const;
     std::vector<Expr> update_args(int i = 0) const;

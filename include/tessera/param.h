@@ -28,6 +28,8 @@ Expr parameter_expr(const std::shared_ptr<ParameterContents>& p);
 void bind_buffer(ParameterContents& p, const std::shared_ptr<BufferContents>& b, Type type);
 std::shared_ptr<BufferContents> bound_buffer(const ParameterContents& p);
 Expr image_param_access(const std::shared_ptr<ParameterContents>& p, std::vector<Expr> args);
+enum class BufferField { Min, Extent, Stride };
+void set_buffer_constraint(ParameterContents& p, int dim, BufferField field, const Expr& value);
 Expr image_param_field(const std::shared_ptr<ParameterContents>& p, const char* field, int dim);
 }  // namespace lang
 
@@ -67,7 +69,12 @@ private:
     std::shared_ptr<lang::ParameterContents> contents_;
 };
 
-// The shape of one dimension of an ImageParam, as Exprs read from the bound buffer at run time.
+// The shape of one dimension of an ImageParam (or of a Func's output buffer), as Exprs read from
+// the buffer at run time, and what the pipeline requires of it. A requirement is checked each time
+// the pipeline runs (a buffer that does not meet it is an error that names it), and the compiled
+// code relies on it: set_min(0) lets it drop the min from every index, set_extent(16) makes loops
+// over the buffer constant. Dimension 0 has stride 1 unless set_stride says otherwise;
+// set_stride(Expr()) accepts any stride there. An undefined Expr removes a requirement.
 class ParamDimension {
 public:
     ParamDimension(std::shared_ptr<lang::ParameterContents> p, int d) : param_(std::move(p)), dim_(d) {}
@@ -75,12 +82,41 @@ public:
     Expr extent() const { return lang::image_param_field(param_, "extent", dim_); }
     Expr stride() const { return lang::image_param_field(param_, "stride", dim_); }
     Expr max() const;
+    ParamDimension set_min(const Expr& min);
+    ParamDimension set_extent(const Expr& extent);
+    ParamDimension set_stride(const Expr& stride);
+    ParamDimension set_bounds(const Expr& min, const Expr& extent);
+    // Another dimension of the same buffer, to chain requirements: dim(0).set_min(0).dim(1)...
+    ParamDimension dim(int i) const { return ParamDimension(param_, i); }
     // An estimate for automatic schedulers; it does not change what is computed.
     ParamDimension set_estimate(const Expr&, const Expr&) { return *this; }
 
 private:
     std::shared_ptr<lang::ParameterContents> param_;
     int dim_;
+};
+
+// The buffer a Func writes when it is the output of a pipeline (Func::output_buffer()): its
+// dimensions, to read and to constrain.
+class OutputImageParam {
+public:
+    explicit OutputImageParam(std::shared_ptr<lang::ParameterContents> p) : contents_(std::move(p)) {}
+    const std::string& name() const { return lang::parameter_name(*contents_); }
+    Type type() const;
+    int dimensions() const;
+    ParamDimension dim(int i) const { return ParamDimension(contents_, i); }
+    Expr width() const { return dim(0).extent(); }
+    Expr height() const { return dim(1).extent(); }
+    Expr channels() const { return dim(2).extent(); }
+    Expr left() const { return dim(0).min(); }
+    Expr right() const { return dim(0).max(); }
+    Expr top() const { return dim(1).min(); }
+    Expr bottom() const { return dim(1).max(); }
+    // Estimates for automatic schedulers; they do not change what is computed.
+    OutputImageParam& set_estimates(const std::vector<Range>&) { return *this; }
+
+private:
+    std::shared_ptr<lang::ParameterContents> contents_;
 };
 
 class ImageParam {

@@ -11,6 +11,9 @@
 #include "lang/definition_checks.h"
 #include "lang/function.h"
 #include "lang/implicit_vars.h"
+#include "lang/parameter.h"
+#include "lowering/names.h"
+#include "tessera/param.h"
 #include "tessera/pipeline.h"
 #include "util/error_stream.h"
 
@@ -332,6 +335,30 @@ const std::vector<Type>& Func::output_types() const {
     return require_defined(contents_, "output_types()").output_types;
 }
 int Func::outputs() const { return int(output_types().size()); }
+
+std::vector<OutputImageParam> Func::output_buffers() const {
+    TESSERA_USER_CHECK(contents_->defined())
+        << "Func " << name() << " has no definition yet; define it before asking for its output buffer.";
+    std::vector<std::shared_ptr<lang::ParameterContents>>& buffers = contents_->output_buffers;
+    const int values = outputs();
+    if (buffers.empty()) {
+        for (int i = 0; i < values; i++) {
+            buffers.push_back(lang::make_buffer_parameter(output_types()[i], dimensions(),
+                                                          lowering::value_buffer(name(), i, values)));
+            buffers.back()->is_output = true;
+        }
+    }
+    std::vector<OutputImageParam> result;
+    for (const auto& b : buffers) result.emplace_back(b);
+    return result;
+}
+
+OutputImageParam Func::output_buffer() const {
+    TESSERA_USER_CHECK(!contents_->defined() || outputs() == 1)
+        << "Func " << name() << " has " << outputs()
+        << " values; use output_buffers() for the buffer of each.";
+    return output_buffers().front();
+}
 bool Func::has_update_definition() const { return !contents_->updates.empty(); }
 int Func::num_update_definitions() const { return int(contents_->updates.size()); }
 

@@ -62,6 +62,9 @@ struct FunctionContents {
     std::vector<Definition> updates;
     schedule::FuncSchedule schedule;
     std::vector<Wrapper> wrappers;
+    // The buffers it writes as a pipeline's output, once Func::output_buffers() made them: what
+    // the pipeline requires of their shapes.
+    std::vector<std::shared_ptr<ParameterContents>> output_buffers;
     // trace_stores(): print every value stored, with its coordinates.
     bool trace_stores = false;
     // Bumped by every change to a definition or the schedule, so compiled pipelines know when

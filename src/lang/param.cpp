@@ -1,5 +1,6 @@
 #include "tessera/param.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "ir/expr_nodes.h"
@@ -27,6 +28,8 @@ std::shared_ptr<ParameterContents> make_buffer_parameter(Type t, int dimensions,
     p->type = t;
     p->is_buffer = true;
     p->dimensions = dimensions;
+    p->constraints.resize(size_t(std::max(dimensions, 0)));
+    if (dimensions > 0) p->constraints[0].stride = Expr(1);
     return p;
 }
 
@@ -86,10 +89,37 @@ Expr image_param_access(const std::shared_ptr<ParameterContents>& p, std::vector
     return ir::Call::make_image(p->type, p->name, std::move(args), nullptr, p);
 }
 
+namespace {
+
+std::string describe(const ParameterContents& p) {
+    return (p.is_output ? "the output buffer " : "ImageParam ") + p.name;
+}
+
+void check_dimension(const ParameterContents& p, int dim) {
+    TESSERA_USER_CHECK(dim >= 0 && dim < p.dimensions)
+        << describe(p) << " has " << p.dimensions << " dimensions; there is no dimension " << dim << ".";
+}
+
+}  // namespace
+
+void set_buffer_constraint(ParameterContents& p, int dim, BufferField field, const Expr& value) {
+    check_dimension(p, dim);
+    const char* name = field == BufferField::Min      ? "set_min"
+                       : field == BufferField::Extent ? "set_extent"
+                                                      : "set_stride";
+    Expr v = value;
+    if (v.defined()) {
+        TESSERA_USER_CHECK(v.type().is_scalar() && v.type().is_int_or_uint() && !v.type().is_bool())
+            << describe(p) << ".dim(" << dim << ")." << name << "(" << v << "): the value has type "
+            << type_name(v.type()) << "; give an integer (an int constant or an Expr of Params).";
+        if (v.type() != Int(32)) v = cast(Int(32), v);
+    }
+    BufferConstraint& c = p.constraints.at(size_t(dim));
+    (field == BufferField::Min ? c.min : field == BufferField::Extent ? c.extent : c.stride) = v;
+}
+
 Expr image_param_field(const std::shared_ptr<ParameterContents>& p, const char* field, int dim) {
-    TESSERA_USER_CHECK(dim >= 0 && dim < p->dimensions)
-        << "ImageParam " << p->name << " has " << p->dimensions << " dimensions; there is no dimension "
-        << dim << ".";
+    check_dimension(*p, dim);
     const std::string f = field;
     std::string name = f == "min"      ? lowering::buffer_min(p->name, dim)
                        : f == "extent" ? lowering::buffer_extent(p->name, dim)
@@ -100,6 +130,28 @@ Expr image_param_field(const std::shared_ptr<ParameterContents>& p, const char* 
 }  // namespace lang
 
 Expr ParamDimension::max() const { return min() + extent() - 1; }
+
+ParamDimension ParamDimension::set_min(const Expr& min) {
+    lang::set_buffer_constraint(*param_, dim_, lang::BufferField::Min, min);
+    return *this;
+}
+
+ParamDimension ParamDimension::set_extent(const Expr& extent) {
+    lang::set_buffer_constraint(*param_, dim_, lang::BufferField::Extent, extent);
+    return *this;
+}
+
+ParamDimension ParamDimension::set_stride(const Expr& stride) {
+    lang::set_buffer_constraint(*param_, dim_, lang::BufferField::Stride, stride);
+    return *this;
+}
+
+ParamDimension ParamDimension::set_bounds(const Expr& min, const Expr& extent) {
+    return set_min(min).set_extent(extent);
+}
+
+Type OutputImageParam::type() const { return contents_->type; }
+int OutputImageParam::dimensions() const { return contents_->dimensions; }
 
 Buffer<> ImageParam::get() const {
     auto b = lang::bound_buffer(*contents_);

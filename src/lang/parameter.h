@@ -4,11 +4,19 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "tessera/buffer.h"
 #include "tessera/expr.h"
 
 namespace tessera::lang {
+
+// What an ImageParam's or an output's buffer must have in one dimension (ParamDimension::set_min
+// and the like): each defined field is checked when the pipeline runs, and the compiled code uses
+// the constraint in place of the field, so that a constant one simplifies.
+struct BufferConstraint {
+    Expr min, extent, stride;
+};
 
 struct ParameterContents {
     std::string name;
@@ -20,6 +28,10 @@ struct ParameterContents {
     Expr min_value, max_value;
     // An ImageParam's bound buffer (null until set()).
     std::shared_ptr<BufferContents> buffer;
+    // Of a buffer, one per dimension. Dimension 0 has stride 1 unless set otherwise, as in Halide.
+    std::vector<BufferConstraint> constraints;
+    // The buffer of a Func's output (Func::output_buffer), not an input of the pipeline.
+    bool is_output = false;
 };
 
 }  // namespace tessera::lang
