@@ -87,6 +87,8 @@ private:
     bool uses_nest_var(const Expr& e) const;
     bool same_loops(const std::vector<Expr>& declared_args, const Expr& index) const;
     TensorOperandView view(const std::string& operand, Type type);
+    void fold_guards_into_extents();
+    bool fold_into_extent(const Expr& guard);
     Expr whole_tile();
 
     const TensorIntrinsicContents& in_;
@@ -124,9 +126,17 @@ void Matcher::peel(const ir::For* loop) {
             nest_.guards.push_back(ir::simplify(ir::substitute(lets, i->condition)));
             s = i->then_case;
         } else if (const ir::Store* st = s.as<ir::Store>()) {
+            // Within the ranges of the loops of constant bounds, (xo * 16 + xi) / 16 is xo for xi
+            // in [0, 16): indices of packed layouts become affine.
+            std::map<std::string, ir::Interval> ranges;
+            for (const NestLoop& l : nest_.loops) {
+                Expr min = ir::simplify(l.min), extent = ir::simplify(l.extent);
+                if (ir::is_const(min) && ir::is_const(extent))
+                    ranges[l.name] = ir::Interval(min, ir::simplify(min + extent - 1));
+            }
             nest_.buffer = st->name;
-            nest_.value = ir::simplify(ir::substitute(lets, st->value));
-            nest_.index = ir::simplify(ir::substitute(lets, st->index));
+            nest_.value = ir::simplify(ir::substitute(lets, st->value), ranges);
+            nest_.index = ir::simplify(ir::substitute(lets, st->index), ranges);
             return;
         } else {
             TESSERA_USER_ERROR << where_ << ": the loops from " << loop->name
@@ -345,6 +355,51 @@ TensorOperandView Matcher::view(const std::string& operand, Type type) {
     return result;
 }
 
+// A guard that ends a loop of the declaration's variable extent early is that loop's extent: the
+// tail of a split reduction (ko * 256 + ki < depth) runs in the kernel, for what remains of it.
+void Matcher::fold_guards_into_extents() {
+    std::vector<Expr> kept, pending = nest_.guards;
+    while (!pending.empty()) {
+        Expr g = pending.back();
+        pending.pop_back();
+        if (const ir::Call* c = g.as<ir::Call>(); c && c->intrinsic == ir::Intrinsic::Likely) g = c->args[0];
+        if (const ir::And* a = g.as<ir::And>()) {
+            pending.push_back(a->a);
+            pending.push_back(a->b);
+        } else if (!fold_into_extent(g)) {
+            kept.push_back(g);
+        }
+    }
+    nest_.guards = kept;
+}
+
+bool Matcher::fold_into_extent(const Expr& guard) {
+    // below < above, or below <= above.
+    Expr below, above;
+    bool strict = true;
+    if (const ir::LT* lt = guard.as<ir::LT>()) below = lt->a, above = lt->b;
+    if (const ir::LE* le = guard.as<ir::LE>()) below = le->a, above = le->b, strict = false;
+    if (!below.defined() || below.type() != Int(32)) return false;
+    std::optional<Affine> difference = affine(below - above);
+    if (!difference) return false;
+    // Exactly one loop moves it, by 1, and the declaration leaves that loop's extent open.
+    std::optional<size_t> level;
+    for (size_t i = 0; i < nest_.loops.size(); i++) {
+        std::optional<int64_t> c =
+            ir::as_const_int(ir::simplify(coefficient_of(difference->coefficients, nest_.loops[i].name)));
+        if (!c) return false;
+        if (*c == 0) continue;
+        if (*c != 1 || level) return false;
+        level = i;
+    }
+    if (!level || ir::is_const(in_.loops[*level].extent)) return false;
+    // loop + base < 0: the loop ends before -base (or one later for <=).
+    NestLoop& loop = nest_.loops[*level];
+    Expr end = ir::make_zero(Int(32)) - difference->base + (strict ? 0 : 1);
+    loop.extent = ir::simplify(max(min(loop.extent, end - loop.min), 0));
+    return true;
+}
+
 // The guards hold over the whole tile where they hold at its worst corner.
 Expr Matcher::whole_tile() {
     Expr all = ir::const_true();
@@ -411,6 +466,7 @@ TensorMatch Matcher::match() {
         mismatch("the intrinsic replaces " + std::to_string(in_.loops.size()) + " loops, and there are " +
                  std::to_string(nest_.loops.size()) + ".");
     }
+    fold_guards_into_extents();
     TensorMatch result;
     for (size_t level = 0; level < nest_.loops.size(); level++) {
         const NestLoop& l = nest_.loops[level];

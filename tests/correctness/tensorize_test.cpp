@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <vector>
 
 #include "tessera/tessera.h"
 #include "tests/scratch_files.h"
@@ -313,6 +314,100 @@ TEST_CASE("an intrinsic implemented by a C function gets views of its operands, 
         CHECK(std::string(e.what()).find("tessera_test_failing") != std::string::npos);
         CHECK(std::string(e.what()).find("-42") != std::string::npos);
     }
+}
+
+namespace {
+
+std::vector<int> row_sum_extents;
+
+// out(i) += a(k, i) for k in [0, extent): sums of rows, in order, by a C function.
+extern "C" int tessera_test_row_sums(tessera_buffer_t* a, tessera_buffer_t* out, int32_t extent) {
+    row_sum_extents.push_back(extent);
+    for (int i = 0; i < out->dim[0].extent; i++) {
+        float* o = reinterpret_cast<float*>(out->host) + i * out->dim[0].stride;
+        for (int k = 0; k < extent; k++)
+            *o += reinterpret_cast<const float*>(a->host)[k * a->dim[0].stride + i * a->dim[1].stride];
+    }
+    return 0;
+}
+
+TensorIntrinsic row_sums_intrinsic() {
+    ImageParam a(Float(32), 2, "a");
+    Param<int> depth("depth");
+    RDom k(0, depth, "k");
+    Func out("out");
+    Var i("i");
+    out(i) = 0.0f;
+    out(i) += a(k, i);
+    out.bound(i, 0, 2);
+    out.update().reorder(i, k);
+    return TensorIntrinsic::extern_function("tessera_test_row_sums", out, {a},
+                                            reinterpret_cast<const void*>(&tessera_test_row_sums), {depth});
+}
+
+}  // namespace
+
+TEST_CASE("the last, shorter block of a split reduction runs in the kernel, for what remains of it") {
+    std::mt19937 rng(17);
+    const int rows = 10, depth = 19;  // blocks of 8, 8 and 3
+    Buffer<float> m = random_matrix<float>(depth, rows, rng, -1, 1);
+    ImageParam in(Float(32), 2, "in");
+    in.set(m);
+    Func sums("sums");
+    Var x("x"), xo("xo"), xi("xi");
+    RDom r(0, in.dim(0).extent(), "r");
+    RVar ro("ro"), ri("ri");
+    sums(x) = 0.0f;
+    sums(x) += in(r, x);
+    sums.update()
+        .split(x, xo, xi, 2)
+        .split(r, ro, ri, 8)
+        .reorder(xi, ri, ro, xo)
+        .tensorize(ri, row_sums_intrinsic());
+    row_sum_extents.clear();
+    Buffer<float> out = sums.realize({rows});
+    std::vector<int> expected_extents;
+    for (int tile = 0; tile < rows / 2; tile++) expected_extents.insert(expected_extents.end(), {8, 8, 3});
+    CHECK(row_sum_extents == expected_extents);
+    for (int y = 0; y < rows; y++) {
+        float sum = 0.0f;
+        for (int k = 0; k < depth; k++) sum += m(k, y);
+        CHECK(out(y) == sum);
+    }
+}
+
+TEST_CASE("a packed copy indexed by x % 16 and x / 16 matches in its tiles, with the output's min set to 0") {
+    std::mt19937 rng(18);
+    const int width = 45, height = 26, depth = 19;
+    Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
+    Buffer<float> b = random_matrix<float>(width, depth, rng, -1, 1);
+    FloatMatmul plain;
+    plain.a.set(a);
+    plain.b.set(b);
+    Buffer<float> expected = plain.c.realize({width, height});
+
+    // B in panels of 16 columns, each panel's rows adjacent: packed(xi, k, xo) = B(xo * 16 + xi, k),
+    // clamped at the last column so that the last panel reads inside B.
+    ImageParam ap(Float(32), 2, "ap"), bp(Float(32), 2, "bp");
+    ap.set(a);
+    bp.set(b);
+    Func packed("packed"), c("c");
+    Var x("x"), y("y"), pi("pi"), pk("pk"), po("po"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    RDom k(0, ap.dim(0).extent(), "k");
+    RVar ko("ko"), ki("ki");
+    packed(pi, pk, po) = bp(min(po * 16 + pi, bp.dim(0).extent() - 1), pk);
+    c(x, y) = 0.0f;
+    c(x, y) = fma(ap(k, y), packed(x % 16, k, x / 16), c(x, y));
+    c.output_buffer().dim(0).set_min(0);
+    c.update()
+        .split(k, ko, ki, 8)
+        .tile(x, y, xo, yo, xi, yi, 16, 6, TailStrategy::GuardWithIf)
+        .reorder(xi, yi, ki, yo, xo, ko)
+        .tensorize(ki, intrinsics::fma_f32(16, 6));
+    packed.compute_at(c, ko).vectorize(pi);
+    Buffer<float> tensorized = c.realize({width, height});
+    CHECK(count_differences(tensorized, expected) == 0);
+    CHECK(contains(lowered(c, {ap, bp}), "fma_f32_16x6.0.acc"));
 }
 
 TEST_CASE("for an AVX-512 machine the kernels are vfmadd on zmm registers, vpdpbusd and vdpbf16ps") {
