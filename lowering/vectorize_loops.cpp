@@ -282,6 +282,9 @@ private:
     std::unordered_map<std::string, int> per_lane_;
     // Buffers loaded, and buffers stored at indices whose lanes may collide.
     std::unordered_set<std::string> loaded_, stored_colliding_;
+    // Within an if whose condition varies by lane, run on the lanes where it holds: the variable
+    // holding which lanes those are. Vector loads and stores here take it as their predicate.
+    Expr predicate_;
 
     void bind(const std::string& name, const Expr& replacement, bool is_statement) {
         scope_[name].push_back(replacement);
@@ -436,7 +439,7 @@ private:
             Expr load = s.same_as(op->index) ? ir::handle_of(op) : ir::Load::make(op->type, op->name, s);
             return index.type().is_vector() ? ir::Broadcast::make(load, lanes_) : load;
         }
-        return ir::Load::make(op->type.with_lanes(lanes_), op->name, index);
+        return ir::Load::make(op->type.with_lanes(lanes_), op->name, index, predicate_);
     }
 
     Expr visit(const ir::Let* op) override { return let_chain<ir::Let, Expr>(op, false); }
@@ -502,7 +505,7 @@ private:
         index = widen(index, lanes_);
         // Codegen stores colliding lanes in lane order, so the last lane's value stays, as serially.
         if (!per_lane && !lanes_are_distinct(index)) stored_colliding_.insert(op->name);
-        return ir::Store::make(op->name, widen(value, lanes_), index);
+        return ir::Store::make(op->name, widen(value, lanes_), index, predicate_);
     }
 
     Stmt visit(const ir::For* op) override {
@@ -550,9 +553,68 @@ private:
             Stmt then_case = mutate(op->then_case), else_case = mutate(op->else_case);
             return ir::IfThenElse::make(with_hint(s), then_case, else_case);
         }
+        const bool predicable = !op->else_case.defined() && only_loads_and_stores(op->then_case);
+        if (predicate_.defined()) {
+            // Inside lanes already chosen: those where this condition holds as well.
+            if (!predicable) throw NotVectorizable{"a guard inside a guard has an else branch"};
+            return on_lanes(ir::And::make(predicate_, condition), op->then_case);
+        }
         Stmt then_case = mutate(op->then_case);
         Expr all = ir::Call::make_intrinsic(Bool(), ir::Intrinsic::AllLanesTrue, {condition});
-        return ir::IfThenElse::make(with_hint(all), then_case, lane_by_lane(ir::handle_of(op)));
+        // Where some lanes fail the condition, vector loads and stores masked by it; or lane by
+        // lane, where the branch does more than load and store.
+        Stmt some_lanes = predicable ? on_lanes(condition, op->then_case) : lane_by_lane(ir::handle_of(op));
+        return ir::IfThenElse::make(with_hint(all), then_case, some_lanes);
+    }
+
+    // s on the lanes where `lanes` holds, none when it holds in none: its vector loads and stores
+    // masked. Loads of one element for all lanes stay whole, as every lane that runs reads it.
+    Stmt on_lanes(const Expr& lanes, const Stmt& s) {
+        const std::string name = names_.make(enclosing_.front().first + ".lanes");
+        const Expr chosen = ir::Variable::make(Bool(lanes_), name);
+        const Expr outer = predicate_;
+        predicate_ = chosen;
+        Stmt body;
+        try {
+            body = mutate(s);
+        } catch (...) {
+            predicate_ = outer;
+            throw;
+        }
+        predicate_ = outer;
+        const Expr none =
+            ir::Call::make_intrinsic(Bool(), ir::Intrinsic::AllLanesTrue, {ir::Not::make(chosen)});
+        return ir::LetStmt::make(name, lanes, ir::IfThenElse::make(ir::Not::make(none), body));
+    }
+
+    // Whether s only computes, loads and stores (in lets, loops, blocks and ifs without else):
+    // nothing that must not run on the lanes masked off.
+    static bool only_loads_and_stores(const Stmt& s) {
+        class Check : public ir::Visitor {
+        public:
+            bool ok = true;
+
+        private:
+            void visit(const ir::IfThenElse* op) override {
+                ok = ok && !op->else_case.defined();
+                ir::Visitor::visit(op);
+            }
+            void visit(const ir::For* op) override {
+                ok = ok && op->for_kind != ir::ForKind::Parallel;
+                ir::Visitor::visit(op);
+            }
+            void visit(const ir::Allocate*) override { ok = false; }
+            void visit(const ir::AssertStmt*) override { ok = false; }
+            void visit(const ir::Evaluate*) override { ok = false; }
+            void visit(const ir::Free*) override { ok = false; }
+            void visit(const ir::Call* op) override {
+                ok = ok && (op->call_type == ir::CallType::Extern ||
+                            (op->call_type == ir::CallType::Intrinsic && is_lane_wise(op->intrinsic)));
+                ir::Visitor::visit(op);
+            }
+        } check;
+        check.include(s);
+        return check.ok;
     }
 
     // The original statement s for each lane in turn, with the bindings around it rebound to the

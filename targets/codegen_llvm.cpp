@@ -155,7 +155,18 @@ void CodeGenLLVM::store_vector(const ir::Store* op, llvm::Value* value) {
     Type t = op->value.type(), element = t.element_of();
     llvm::Align align(element.bytes());
     const ir::Ramp* ramp = op->index.as<ir::Ramp>();
-    if (ramp && ir::is_const(ramp->stride, 1)) {
+    if (op->predicate.defined()) {
+        // Only the lanes whose predicate is true are written: a dense masked store, or a masked
+        // scatter (which writes colliding lanes in lane order, as the plain scatter below).
+        llvm::Value* mask = codegen(op->predicate);
+        if (ramp && ir::is_const(ramp->stride, 1)) {
+            llvm::Value* address = element_address(op->name, element, codegen_index(ramp->base));
+            tag_access(builder_.CreateMaskedStore(value, address, align, mask), op->name);
+        } else {
+            llvm::Value* addresses = element_address(op->name, element, codegen_index(op->index));
+            tag_access(builder_.CreateMaskedScatter(value, addresses, align, mask), op->name);
+        }
+    } else if (ramp && ir::is_const(ramp->stride, 1)) {
         llvm::Value* address = element_address(op->name, element, codegen_index(ramp->base));
         tag_access(builder_.CreateAlignedStore(value, address, align), op->name);
     } else if (ramp && ir::is_const(ramp->stride, -1)) {

@@ -94,6 +94,7 @@ private:
     llvm::Value* element_address(const std::string& name, Type element, llvm::Value* index);
     llvm::Instruction* tag_access(llvm::Instruction* access, const std::string& name);
     llvm::Value* load_vector(const ir::Load* op);
+    llvm::Value* predicated_load(const ir::Load* op);
     void store_vector(const ir::Store* op, llvm::Value* value);
 
     // Calls into the C runtime.

@@ -313,7 +313,9 @@ llvm::Value* CodeGenLLVM::load_vector(const ir::Load* op) {
     llvm::Align align(element.bytes());
     llvm::Value* v = nullptr;
     const ir::Ramp* ramp = op->index.as<ir::Ramp>();
-    if (ramp && ir::is_const(ramp->stride, 1)) {
+    if (op->predicate.defined()) {
+        v = predicated_load(op);
+    } else if (ramp && ir::is_const(ramp->stride, 1)) {
         llvm::Value* address = element_address(op->name, element, codegen_index(ramp->base));
         v = tag_access(builder_.CreateAlignedLoad(memory_type(t), address, align), op->name);
     } else if (ramp && ir::is_const(ramp->stride, -1)) {
@@ -333,6 +335,29 @@ llvm::Value* CodeGenLLVM::load_vector(const ir::Load* op) {
         v = tag_access(builder_.CreateMaskedGather(memory_type(t), addresses, align, all), op->name);
     }
     return t.is_bool() ? builder_.CreateTrunc(v, llvm_type(t)) : v;
+}
+
+// Lanes whose predicate is false read nothing and are zero: a dense masked load, or a masked
+// gather. (A broadcast index is read whole: the vectorizer predicates only where some lane runs,
+// and every lane reads that one element.)
+llvm::Value* CodeGenLLVM::predicated_load(const ir::Load* op) {
+    Type t = op->type, element = t.element_of();
+    llvm::Align align(element.bytes());
+    llvm::Value* mask = codegen(op->predicate);
+    llvm::Value* zero = llvm::Constant::getNullValue(memory_type(t));
+    const ir::Ramp* ramp = op->index.as<ir::Ramp>();
+    if (ramp && ir::is_const(ramp->stride, 1)) {
+        llvm::Value* address = element_address(op->name, element, codegen_index(ramp->base));
+        return tag_access(builder_.CreateMaskedLoad(memory_type(t), address, align, mask, zero), op->name);
+    }
+    if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
+        llvm::Value* address = element_address(op->name, element, codegen_index(broadcast->value));
+        llvm::Value* scalar =
+            tag_access(builder_.CreateAlignedLoad(memory_type(element), address, align), op->name);
+        return builder_.CreateVectorSplat(t.lanes(), scalar);
+    }
+    llvm::Value* addresses = element_address(op->name, element, codegen_index(op->index));
+    return tag_access(builder_.CreateMaskedGather(memory_type(t), addresses, align, mask, zero), op->name);
 }
 
 void CodeGenLLVM::visit(const ir::Ramp* op) {

@@ -103,6 +103,7 @@ private:
             case IRKind::Select: return selects(as<Select>(x), as<Select>(y));
             case IRKind::Load: {
                 if (int c = order(as<Load>(x)->name, as<Load>(y)->name)) return c;
+                if (int c = exprs(as<Load>(x)->predicate, as<Load>(y)->predicate)) return c;
                 return exprs(as<Load>(x)->index, as<Load>(y)->index);
             }
             case IRKind::Ramp: {
@@ -162,6 +163,7 @@ private:
                 auto *a = as_stmt<Store>(x), *b = as_stmt<Store>(y);
                 if (int c = order(a->name, b->name)) return c;
                 if (int c = exprs(a->value, b->value)) return c;
+                if (int c = exprs(a->predicate, b->predicate)) return c;
                 return exprs(a->index, b->index);
             }
             case IRKind::Provide: {

@@ -217,8 +217,13 @@ struct Select : ExprNodeOf<Select, IRKind::Select> {
 struct Load : ExprNodeOf<Load, IRKind::Load> {
     std::string name;
     Expr index;
-    Load(Type t, std::string n, Expr i) : ExprNodeOf(t), name(std::move(n)), index(std::move(i)) {}
-    static Expr make(Type t, const std::string& name, Expr index);
+    // Of a vector load, when defined: a vector of bools with one lane per element. Only the lanes
+    // where it is true read memory (the others read as zero), so that a guarded vector may reach
+    // past the end of a buffer. Undefined: every lane reads.
+    Expr predicate;
+    Load(Type t, std::string n, Expr i, Expr p)
+        : ExprNodeOf(t), name(std::move(n)), index(std::move(i)), predicate(std::move(p)) {}
+    static Expr make(Type t, const std::string& name, Expr index, Expr predicate = Expr());
 };
 
 // The vector base, base + stride, ..., base + (lanes - 1) * stride.

@@ -137,9 +137,11 @@ Expr Select::make(Expr condition, Expr true_value, Expr false_value) {
         std::make_shared<Select>(t, std::move(condition), std::move(true_value), std::move(false_value)));
 }
 
-Expr Load::make(Type t, const std::string& name, Expr index) {
+Expr Load::make(Type t, const std::string& name, Expr index, Expr predicate) {
     TESSERA_INTERNAL_CHECK(index.defined() && index.type().lanes() == t.lanes()) << "load of " << name;
-    return Expr(std::make_shared<Load>(t, name, std::move(index)));
+    TESSERA_INTERNAL_CHECK(!predicate.defined() || predicate.type() == Bool(t.lanes()))
+        << "predicate of the load of " << name;
+    return Expr(std::make_shared<Load>(t, name, std::move(index), std::move(predicate)));
 }
 
 Expr Ramp::make(Expr base, Expr stride, int lanes) {
@@ -292,12 +294,15 @@ Stmt For::make(const std::string& name, Expr min, Expr extent, ForKind kind, Stm
     return Stmt(n);
 }
 
-Stmt Store::make(const std::string& name, Expr value, Expr index) {
+Stmt Store::make(const std::string& name, Expr value, Expr index, Expr predicate) {
     TESSERA_INTERNAL_CHECK(value.defined() && index.defined()) << "store to " << name;
+    TESSERA_INTERNAL_CHECK(!predicate.defined() || predicate.type() == Bool(value.type().lanes()))
+        << "predicate of the store to " << name;
     auto n = new_stmt<Store>();
     n->name = name;
     n->value = std::move(value);
     n->index = std::move(index);
+    n->predicate = std::move(predicate);
     return Stmt(n);
 }
 

@@ -64,7 +64,9 @@ Expr Mutator::visit(const Select* op) {
 
 Expr Mutator::visit(const Load* op) {
     Expr i = mutate(op->index);
-    return i.same_as(op->index) ? handle_of(op) : Load::make(op->type, op->name, std::move(i));
+    Expr p = op->predicate.defined() ? mutate(op->predicate) : Expr();
+    if (i.same_as(op->index) && p.same_as(op->predicate)) return handle_of(op);
+    return Load::make(op->type, op->name, std::move(i), std::move(p));
 }
 
 Expr Mutator::visit(const Ramp* op) {
@@ -160,8 +162,9 @@ Stmt Mutator::visit(const For* op) {
 
 Stmt Mutator::visit(const Store* op) {
     Expr v = mutate(op->value), i = mutate(op->index);
-    if (v.same_as(op->value) && i.same_as(op->index)) return handle_of(op);
-    return Store::make(op->name, std::move(v), std::move(i));
+    Expr p = op->predicate.defined() ? mutate(op->predicate) : Expr();
+    if (v.same_as(op->value) && i.same_as(op->index) && p.same_as(op->predicate)) return handle_of(op);
+    return Store::make(op->name, std::move(v), std::move(i), std::move(p));
 }
 
 Stmt Mutator::visit(const Provide* op) {

@@ -100,6 +100,10 @@ private:
         out << op->name << "[";
         include(op->index);
         out << "]";
+        if (op->predicate.defined()) {
+            out << " if ";
+            include(op->predicate);
+        }
     }
     void visit(const Ramp* op) override {
         out << "ramp(";
@@ -183,6 +187,10 @@ private:
         include(op->index);
         out << "] = ";
         include(op->value);
+        if (op->predicate.defined()) {
+            out << " if ";
+            include(op->predicate);
+        }
         out << "\n";
     }
     void visit(const Provide* op) override {

@@ -81,7 +81,9 @@ struct For : StmtNodeOf<For, IRKind::For> {
 struct Store : StmtNodeOf<Store, IRKind::Store> {
     std::string name;
     Expr value, index;
-    static Stmt make(const std::string& name, Expr value, Expr index);
+    // Of a vector store, when defined: only the lanes where it is true are written (see Load).
+    Expr predicate;
+    static Stmt make(const std::string& name, Expr value, Expr index, Expr predicate = Expr());
 };
 
 // A multi-dimensional store of a Func's values (before storage flattening); one value per

@@ -44,7 +44,10 @@ void Visitor::visit(const Select* op) {
     include(op->true_value);
     include(op->false_value);
 }
-void Visitor::visit(const Load* op) { include(op->index); }
+void Visitor::visit(const Load* op) {
+    include(op->index);
+    if (op->predicate.defined()) include(op->predicate);
+}
 void Visitor::visit(const Ramp* op) {
     include(op->base);
     include(op->stride);
@@ -88,6 +91,7 @@ void Visitor::visit(const For* op) {
 void Visitor::visit(const Store* op) {
     include(op->value);
     include(op->index);
+    if (op->predicate.defined()) include(op->predicate);
 }
 void Visitor::visit(const Provide* op) {
     for (const Expr& v : op->values) include(v);

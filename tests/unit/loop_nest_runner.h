@@ -157,7 +157,7 @@ inline ir::Stmt all_loops_serial(const ir::Stmt& s) {
 struct Census : ir::Visitor {
     std::map<std::string, ir::ForKind> loops;  // by name
     int ramps = 0, vector_loads = 0, vector_stores = 0, dense_loads = 0, dense_stores = 0;
-    int all_lanes_tests = 0;
+    int all_lanes_tests = 0, predicated_loads = 0, predicated_stores = 0;
 
     static bool dense(const Expr& index) {
         const ir::Ramp* r = index.as<ir::Ramp>();
@@ -176,11 +176,13 @@ struct Census : ir::Visitor {
     void visit(const ir::Load* op) override {
         if (op->type.is_vector()) vector_loads++;
         if (dense(op->index)) dense_loads++;
+        if (op->predicate.defined()) predicated_loads++;
         ir::Visitor::visit(op);
     }
     void visit(const ir::Store* op) override {
         if (op->value.type().is_vector()) vector_stores++;
         if (dense(op->index)) dense_stores++;
+        if (op->predicate.defined()) predicated_stores++;
         ir::Visitor::visit(op);
     }
     void visit(const ir::Call* op) override {

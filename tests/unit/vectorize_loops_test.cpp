@@ -533,7 +533,7 @@ TEST_CASE("bitwise operations, shifts, abs, min, max and an external function, l
 
 // ---- Control flow and scopes ----
 
-TEST_CASE("an if on the loop variable, as GuardWithIf makes it, stores exactly the lanes inside") {
+TEST_CASE("an if on the loop variable, as GuardWithIf makes it, stores exactly the lanes inside, masked") {
     for (int lanes : {4, 8, 16}) {
         for (int n : {37, 5, 16}) {
             for (bool likely : {false, true}) {
@@ -547,16 +547,39 @@ TEST_CASE("an if on the loop variable, as GuardWithIf makes it, stores exactly t
                 Stmt body = Store::make("out", add(load(Int(32), "in", x), x), x);
                 Compared c = compare(args, guarded(n, lanes, body, likely), what);
                 check_vectorized(c, what);
-                CHECK_MESSAGE(c.census.all_lanes_tests == 1, c.lowered);
-                CHECK_MESSAGE(c.census.dense_stores == 1, c.lowered);
-                // The lanes of a partial vector, one at a time.
-                CHECK_MESSAGE(
-                    (c.census.loops.count("xi.lane") && c.census.loops["xi.lane"] == ForKind::Serial),
-                    c.lowered);
+                // Whole vectors, and a partial vector that loads and stores the lanes inside under
+                // a mask, when it has any.
+                CHECK_MESSAGE(c.census.all_lanes_tests == 2, c.lowered);
+                CHECK_MESSAGE(c.census.dense_stores == 2, c.lowered);
+                CHECK_MESSAGE(c.census.predicated_stores == 1, c.lowered);
+                CHECK_MESSAGE(c.census.predicated_loads == 1, c.lowered);
+                CHECK_MESSAGE(c.census.loops.count("xi.lane") == 0, c.lowered);
                 for (int i = 0; i < n; i++) CHECK_MESSAGE(c.vector.at<int32_t>("out", i) == in[i] + i, what);
                 for (int i = n; i < n + lanes; i++) CHECK_MESSAGE(c.vector.at<int32_t>("out", i) == -7, what);
             }
         }
+    }
+}
+
+TEST_CASE("a guard around a loop masks the vector accesses in it, and loads of one element stay whole") {
+    // out[x] accumulates in[k] * x over k inside the guard, as a matrix product's edge tile does.
+    for (int n : {37, 5}) {
+        const int lanes = 8;
+        const std::string what = "n = " + std::to_string(n);
+        std::vector<int32_t> in = sample_values<int32_t>(3, 16);
+        LoopNestRunner args;
+        args.buffer("in", in);
+        args.buffer("out", std::vector<int32_t>(n + lanes, -7));
+        Expr x = var("x"), k = var("k");
+        Stmt body = loop("k", i32(0), i32(3),
+                         Store::make("out", add(load(Int(32), "out", x), mul(load(Int(32), "in", k), x)), x));
+        Compared c = compare(args, guarded(n, lanes, body), what);
+        check_vectorized(c, what);
+        CHECK_MESSAGE(c.census.predicated_stores == 1, c.lowered);
+        CHECK_MESSAGE(c.census.predicated_loads == 1, c.lowered);  // out's, not in's
+        for (int i = 0; i < n; i++)
+            CHECK_MESSAGE(c.vector.at<int32_t>("out", i) == -7 + (in[0] + in[1] + in[2]) * i, what);
+        for (int i = n; i < n + lanes; i++) CHECK_MESSAGE(c.vector.at<int32_t>("out", i) == -7, what);
     }
 }
 
