@@ -306,7 +306,7 @@ private:
             if (!c.type().is_int() || a.type() != c.type()) continue;
             std::optional<int64_t> k = as_const_int(simplify(c - a));
             if (!k) continue;
-            Interval limit = bounds_of_expr(b, scope);
+            Interval limit = bounds_of_coordinate(b);
             if (!limit.max.defined()) continue;
             Expr max = simplify(limit.max + ir::make_const(c.type(), int64_t(*k - (lt ? 1 : 0))));
             bounds = interval_intersection(bounds, Interval(Expr(), max));

@@ -69,10 +69,15 @@ TEST_CASE("an input Buffer packed into another layout by cache_read gives the bi
 
 TEST_CASE("a panel copied per guarded tile, vectorized past the last tile's edge, gives the plain bits") {
     // The copy of B covers the tile's columns: 16, or fewer in the last tile, whose vector then
-    // shifts inwards. Its region over all tiles is where they start, never before column 0.
+    // shifts inwards, or is guarded. Its region over all tiles is that of the tiles: never before
+    // column 0, nor past the last.
     const int depth = 23;
-    for (int n : {64, 61, 16, 13}) {
+    for (auto [n, tail] :
+         {std::pair{64, TailStrategy::Auto}, std::pair{61, TailStrategy::Auto},
+          std::pair{16, TailStrategy::Auto}, std::pair{13, TailStrategy::Auto},
+          std::pair{61, TailStrategy::GuardWithIf}, std::pair{13, TailStrategy::GuardWithIf}}) {
         CAPTURE(n);
+        CAPTURE(int(tail));
         const int m = 11;
         Buffer<float> a = random_matrix(depth, m, 3), b = random_matrix(n, depth, 4);
         MatMul plain(Func(a), Func(b), depth);
@@ -84,7 +89,7 @@ TEST_CASE("a panel copied per guarded tile, vectorized past the last tile's edge
         tiled.c.update()
             .tile(tiled.j, tiled.i, tiled.jo, tiled.io, tiled.ji, tiled.ii, 16, 4, TailStrategy::GuardWithIf)
             .reorder(tiled.ji, tiled.ii, tiled.k, tiled.io, tiled.jo);
-        panel.compute_at(tiled.c, tiled.jo).vectorize(panel.args()[0], 8);
+        panel.compute_at(tiled.c, tiled.jo).vectorize(panel.args()[0], 8, tail);
         Buffer<float> result = tiled.c.realize({n, m});
         result.for_each_element([&](int x, int y) { REQUIRE(result(x, y) == expected(x, y)); });
     }
