@@ -53,7 +53,8 @@ void schedule_sgemm_tensorized(SgemmPipeline& p, int row_tasks) {
         .unroll(yi)
         .tensorize(p.k, intrinsics::fma_f32(kTileColumns, kTileRows));
     if (row_tasks > 1) p.C.update().parallel(band);
-    B_panel.compute_at(p.C, xo);
+    // The panel is as wide as the tile, or narrower at the last one, whose copy is guarded.
+    B_panel.compute_at(p.C, xo).vectorize(B_panel.args()[0], kTileColumns, TailStrategy::GuardWithIf);
 }
 
 }  // namespace tessera_apps
