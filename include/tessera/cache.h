@@ -8,7 +8,8 @@
 //
 // cache_write(f, memory) moves f's definitions (its pure definition and every update) to a new
 // Func, returned, that computes into storage of the given memory; f becomes the stage that copies
-// that result out, keeping its own pure schedule and placement. Schedule the returned Func inside
+// that result out, keeping its own pure schedule and placement. The updates' schedules move with
+// them; the new Func's pure definition starts unscheduled. Schedule the returned Func inside
 // f's loops (compute_at) to accumulate a tile in registers or on the stack before writing it once.
 
 #include <vector>

@@ -168,13 +168,40 @@ public:
     }
     Func output_func() const override { return *this; }
 
-    // Estimates for automatic schedulers: accepted, and change nothing.
+    // A dimension of the output's buffer (of every value's, for a Tuple): requirements, as
+    // Func::output_buffer().dim(d) takes them, once the Output is defined; estimates for automatic
+    // schedulers are accepted and change nothing.
     class Dimension {
     public:
+        Dimension(const GeneratorFuncOutput& output, int d) : output_(output), dim_(d) {}
         Dimension& set_estimate(const Expr&, const Expr&) { return *this; }
         Dimension& set_bounds_estimate(const Expr&, const Expr&) { return *this; }
+        Dimension& set_min(const Expr& min) {
+            return each([&](ParamDimension d) { d.set_min(min); });
+        }
+        Dimension& set_extent(const Expr& e) {
+            return each([&](ParamDimension d) { d.set_extent(e); });
+        }
+        Dimension& set_stride(const Expr& s) {
+            return each([&](ParamDimension d) { d.set_stride(s); });
+        }
+        Dimension& set_bounds(const Expr& min, const Expr& extent) { return set_min(min).set_extent(extent); }
+        Expr min() const { return output_.output_buffers().front().dim(dim_).min(); }
+        Expr extent() const { return output_.output_buffers().front().dim(dim_).extent(); }
+        Expr stride() const { return output_.output_buffers().front().dim(dim_).stride(); }
+        Expr max() const { return min() + extent() - 1; }
+        Dimension dim(int d) const { return Dimension(output_, d); }
+
+    private:
+        template <typename F>
+        Dimension& each(F f) {
+            for (const OutputImageParam& b : output_.output_buffers()) f(b.dim(dim_));
+            return *this;
+        }
+        const GeneratorFuncOutput& output_;
+        int dim_;
     };
-    Dimension dim(int) const { return Dimension(); }
+    Dimension dim(int d) const { return Dimension(*this, d); }
     GeneratorFuncOutput& set_estimates(const std::vector<Range>&) { return *this; }
     GeneratorFuncOutput& set_estimate(const Var&, const Expr&, const Expr&) { return *this; }
 };

@@ -52,6 +52,9 @@ Func cache_write(const Func& f, MemoryType memory_type) {
     local->output_types = original->output_types;
     RedirectSelfCalls redirect(original.get(), local);
     local->pure = redirected(original->pure, redirect);
+    // The pure loops' schedule stays with f, whose loops copy the result out; the local Func's
+    // start as Func's do. (The updates move, with their schedules.)
+    local->pure.schedule = schedule::StageSchedule();
     for (const lang::Definition& u : original->updates) local->updates.push_back(redirected(u, redirect));
 
     // f now copies the local result out, keeping its pure schedule, placement and wrappers.

@@ -153,6 +153,34 @@ TEST_CASE("cache_write accumulates each tile of a product in local storage and g
     }
 }
 
+TEST_CASE("cache_write after scheduling: the pure schedule stays with the copy out, updates move") {
+    const int m = 13, n = 21, depth = 9;
+    Buffer<float> a = random_matrix(depth, m, 6), b = random_matrix(n, depth, 7);
+    MatMul plain(Func(a), Func(b), depth);
+    Buffer<float> expected = plain.c.realize({n, m});
+
+    MatMul scheduled(Func(a), Func(b), depth);
+    scheduled.c.split(scheduled.j, scheduled.jo, scheduled.ji, 4, TailStrategy::GuardWithIf)
+        .vectorize(scheduled.ji);
+    scheduled.c.update().split(scheduled.i, scheduled.io, scheduled.ii, 3, TailStrategy::GuardWithIf);
+    Func local = cache_write(scheduled.c);
+    local.compute_at(scheduled.c, scheduled.jo);
+    const std::string nest = scheduled.c.loop_nest();
+    CAPTURE(nest);
+    // The copy out keeps its split of j; the local Func's pure loops are its own (not split), and
+    // its update keeps the split of i.
+    const size_t produce = nest.find("produce " + local.name()),
+                 consume = nest.find("consume " + local.name());
+    REQUIRE(produce < consume);
+    const std::string local_loops = nest.substr(produce, consume - produce);
+    CHECK(nest.find("for j.jo:") < produce);
+    CHECK(nest.find("vectorized j.ji:") > consume);
+    CHECK(local_loops.find("j.jo") == std::string::npos);
+    CHECK(local_loops.find("for i.io:") != std::string::npos);
+    Buffer<float> result = scheduled.c.realize({n, m});
+    result.for_each_element([&](int x, int y) { REQUIRE(result(x, y) == expected(x, y)); });
+}
+
 TEST_CASE("cache_write of a Tuple-valued Func copies every value out") {
     Func f("f");
     Var x("x");

@@ -87,12 +87,14 @@ std::map<std::string, int>& primitive_counts() {
 }
 
 void count_primitives(const std::string& schedule) {
-    static const char* primitives[] = {
-        ".split(",           ".tile(",       ".fuse(",           ".reorder(",    ".rename(",
-        ".vectorize(",       ".unroll(",     ".parallel(",       ".compute_at(", ".store_at(",
-        ".compute_root(",    ".store_root(", ".compute_inline(", ".bound(",      ".reorder_storage(",
-        ".update(",          "LoopLevel(",   "RoundUp",          "GuardWithIf",  "ShiftInwards",
-        "TailStrategy::Auto"};
+    static const char* primitives[] = {".split(",          ".tile(",         ".fuse(",
+                                       ".reorder(",        ".rename(",       ".vectorize(",
+                                       ".unroll(",         ".parallel(",     ".compute_at(",
+                                       ".store_at(",       ".compute_root(", ".store_root(",
+                                       ".compute_inline(", ".bound(",        ".reorder_storage(",
+                                       ".update(",         "LoopLevel(",     "RoundUp",
+                                       "GuardWithIf",      "ShiftInwards",   "TailStrategy::Auto",
+                                       "cache_read(",      "cache_write("};
     for (const char* p : primitives) {
         for (size_t at = schedule.find(p); at != std::string::npos; at = schedule.find(p, at + 1))
             primitive_counts()[p]++;

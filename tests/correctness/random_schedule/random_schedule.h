@@ -34,6 +34,9 @@ struct ScheduleOptions {
     int max_loop_steps = 4;         // splits, tiles, fuses and renames per stage
     bool placements = true;
     bool bounds = true;
+    // Staging through cache_read (a copy of a Func or the input for one consumer) and cache_write
+    // (a Func computed into local storage, then copied out).
+    bool caches = true;
     // The most splits and fuses in all the Funcs of one nest of compute_at levels, from a Func at
     // the root down. Deeper nests of split and fused loops can still make bounds inference's
     // expressions outgrow bounds_of_expr's size limit and fail with "cannot infer the region"
@@ -99,6 +102,8 @@ public:
             // The heap instead of the compiler's choice (the stack for small constant sizes).
             if (scheduled(f) && detail::chance(rng, 0.2)) store_in_heap(f);
         }
+        if (o.caches && chance(0.3)) stage_through_cache_read();
+        if (o.caches && chance(0.3)) stage_through_cache_write();
         return declarations.str() + code.str();
     }
 
@@ -761,6 +766,100 @@ private:
                      << ");\n";
             }
         }
+    }
+
+    static bool reads_source(const Node& n, int source) {
+        if (n.op == Node::Op::Read && n.source == source) return true;
+        return std::any_of(n.args.begin(), n.args.end(),
+                           [&](const Node& a) { return reads_source(a, source); });
+    }
+
+    // Whether c's definitions call s (not through a Func inlined in between).
+    bool calls(int c, int s) const {
+        const StageDef& d = p.stages[size_t(c)];
+        if (reads_source(d.value, s)) return true;
+        return std::any_of(d.updates.begin(), d.updates.end(),
+                           [&](const UpdateDef& u) { return reads_source(u.value, s); });
+    }
+
+    // A loop of f's pure definition that a Func read only there may be computed at: any but the
+    // vectorized one (innermost, where it is).
+    std::optional<std::string> placement_loop(int f) {
+        std::vector<std::string> loops;
+        for (const LoopDim& d : models.at(f).front().dims) {
+            if (d.kind != LoopDim::Kind::Vectorized) loops.push_back(d.name);
+        }
+        if (loops.empty()) return std::nullopt;
+        return loops[size_t(rand_int(0, int(loops.size()) - 1))];
+    }
+
+    // A copy of a Func (or of the input) for one Func that calls it, at the root or inside that
+    // Func's loops (when it has no updates, whose loops could not all hold it), perhaps vectorized.
+    // The source is at the root (or is the input, inlined): the copy moves the uses of it, and of
+    // what an inlined source reads, which placements inside the consumer's loops would no longer
+    // enclose.
+    void stage_through_cache_read() {
+        std::vector<std::pair<int, int>> candidates;  // (source, consumer)
+        for (int c = 0; c <= p.output(); c++) {
+            if (!scheduled(c)) continue;
+            for (int s = -1; s < c; s++) {
+                const bool anywhere = (s < 0 && !scheduled(s)) || (at_root.count(s) && at_root.at(s));
+                if (anywhere && calls(c, s)) candidates.emplace_back(s, c);
+            }
+        }
+        if (candidates.empty()) return;
+        const auto [s, c] = candidates[size_t(rand_int(0, int(candidates.size()) - 1))];
+        Func copy = cache_read(func(s), {func(c)});
+        code << "Func copy = cache_read(" << func_code(s) << ", {" << func_code(c) << "});\n";
+        std::optional<std::string> at = has_updates(c) || chance(0.3) ? std::nullopt : placement_loop(c);
+        if (at) {
+            copy.compute_at(func(c), Var(*at));
+            code << "copy.compute_at(" << func_code(c) << ", Var(\"" << *at << "\"));\n";
+        } else {
+            copy.compute_root();
+            code << "copy.compute_root();\n";
+        }
+        if (chance(0.5)) {
+            copy.vectorize(copy.args()[0], 8, TailStrategy::GuardWithIf);
+            code << "copy.vectorize(copy.args()[0], 8, TailStrategy::GuardWithIf);\n";
+        }
+    }
+
+    // Whether some Func is computed or stored inside f's loops.
+    bool holds_others(int f) const {
+        for (const auto& [g, loops] : container) {
+            for (const LoopRef& l : loops) {
+                if (l.func == f) return true;
+            }
+        }
+        return false;
+    }
+
+    // A Func other than the output computed into local storage (on the heap, or where the compiler
+    // chooses), inside the loops of the copy out, where the Funcs it reads are ready (at the root,
+    // the local Func would read them outside the loops they are computed in). Not one that others
+    // are computed or stored in: its loops would no longer enclose their uses, which move to the
+    // local Func.
+    void stage_through_cache_write() {
+        std::vector<int> candidates;
+        for (int f = 0; f < p.output(); f++) {
+            if (scheduled(f) && !holds_others(f)) candidates.push_back(f);
+        }
+        if (candidates.empty()) return;
+        const int f = candidates[size_t(rand_int(0, int(candidates.size()) - 1))];
+        const std::optional<std::string> at = placement_loop(f);
+        if (!at) return;
+        if (at_root.count(f) && at_root.at(f)) {
+            // At the root by default only while it has updates; the copy out has none.
+            func(f).compute_root();
+            code << func_code(f) << ".compute_root();\n";
+        }
+        const bool heap = chance(0.5);
+        Func local = cache_write(func(f), heap ? MemoryType::Heap : MemoryType::Auto);
+        code << "Func local = cache_write(" << func_code(f) << ", MemoryType::" << (heap ? "Heap" : "Auto")
+             << ");\n";
+        local.compute_at(func(f), Var(*at));
+        code << "local.compute_at(" << func_code(f) << ", Var(\"" << *at << "\"));\n";
     }
 
     void store_in_heap(int f) {
