@@ -843,7 +843,9 @@ private:
     void stage_through_cache_write() {
         std::vector<int> candidates;
         for (int f = 0; f < p.output(); f++) {
-            if (scheduled(f) && !holds_others(f)) candidates.push_back(f);
+            // The local Func adds a level to the nest of f's placement (see max_nest_cost).
+            const bool shallow = nest_cost.count(f) && nest_cost.at(f) < o.max_nest_cost;
+            if (scheduled(f) && !holds_others(f) && shallow) candidates.push_back(f);
         }
         if (candidates.empty()) return;
         const int f = candidates[size_t(rand_int(0, int(candidates.size()) - 1))];
