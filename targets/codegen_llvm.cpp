@@ -147,7 +147,7 @@ void CodeGenLLVM::visit(const ir::Store* op) {
         store_vector(op, value);
         return;
     }
-    llvm::Value* address = element_address(op->name, t, codegen_index(op->index));
+    llvm::Value* address = element_address(op->name, t, codegen_index(op->name, op->index));
     tag_access(builder_.CreateAlignedStore(value, address, llvm::Align(t.bytes())), op->name);
 }
 
@@ -160,28 +160,28 @@ void CodeGenLLVM::store_vector(const ir::Store* op, llvm::Value* value) {
         // scatter (which writes colliding lanes in lane order, as the plain scatter below).
         llvm::Value* mask = codegen(op->predicate);
         if (ramp && ir::is_const(ramp->stride, 1)) {
-            llvm::Value* address = element_address(op->name, element, codegen_index(ramp->base));
+            llvm::Value* address = element_address(op->name, element, codegen_index(op->name, ramp->base));
             tag_access(builder_.CreateMaskedStore(value, address, align, mask), op->name);
         } else {
-            llvm::Value* addresses = element_address(op->name, element, codegen_index(op->index));
+            llvm::Value* addresses = element_address(op->name, element, codegen_index(op->name, op->index));
             tag_access(builder_.CreateMaskedScatter(value, addresses, align, mask), op->name);
         }
     } else if (ramp && ir::is_const(ramp->stride, 1)) {
-        llvm::Value* address = element_address(op->name, element, codegen_index(ramp->base));
+        llvm::Value* address = element_address(op->name, element, codegen_index(op->name, ramp->base));
         tag_access(builder_.CreateAlignedStore(value, address, align), op->name);
     } else if (ramp && ir::is_const(ramp->stride, -1)) {
-        llvm::Value* last = builder_.CreateSub(codegen_index(ramp->base), builder_.getInt64(ramp->lanes - 1));
+        llvm::Value* last = last_of_reversed(op->name, ramp);
         llvm::Value* address = element_address(op->name, element, last);
         tag_access(builder_.CreateAlignedStore(builder_.CreateVectorReverse(value), address, align),
                    op->name);
     } else if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
         // Every lane to one element: the last lane's value is the one that stays.
-        llvm::Value* address = element_address(op->name, element, codegen_index(broadcast->value));
+        llvm::Value* address = element_address(op->name, element, codegen_index(op->name, broadcast->value));
         llvm::Value* last = builder_.CreateExtractElement(value, uint64_t(t.lanes() - 1));
         tag_access(builder_.CreateAlignedStore(last, address, align), op->name);
     } else {
         // Lanes that hit the same address are written in lane order, so the last one wins.
-        llvm::Value* addresses = element_address(op->name, element, codegen_index(op->index));
+        llvm::Value* addresses = element_address(op->name, element, codegen_index(op->name, op->index));
         llvm::Value* all = llvm::ConstantInt::getTrue(llvm_type(Bool(t.lanes())));
         tag_access(builder_.CreateMaskedScatter(value, addresses, align, all), op->name);
     }

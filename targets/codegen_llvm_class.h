@@ -36,11 +36,15 @@ private:
 
     llvm::Value* codegen(const Expr& e);
     void codegen(const ir::Stmt& s);
-    // An element index, as a 64-bit integer when it is a scalar: its sums, differences and products
-    // are taken in 64 bits, which is exact as long as the 32-bit index does not overflow (and one
-    // that does addresses nothing valid anyway). Then LLVM sees the loop variables in the address
-    // directly and steps a pointer through a loop, rather than sign-extending at every access.
-    llvm::Value* codegen_index(const Expr& index);
+    // An element index of a buffer or heap allocation, as a 64-bit integer when it is a scalar:
+    // its sums, differences and products are taken in 64 bits, which is exact as long as the
+    // 32-bit index does not overflow (and one that does addresses nothing valid anyway). Then LLVM
+    // sees the loop variables in the address directly and steps a pointer through a loop, rather
+    // than sign-extending at every access.
+    llvm::Value* codegen_index(const std::string& buffer, const Expr& index);
+    llvm::Value* wide_index(const Expr& index);
+    // The index of the lowest element of a ramp of stride -1 (where a dense, reversed access starts).
+    llvm::Value* last_of_reversed(const std::string& buffer, const ir::Ramp* ramp);
 
     // An Allocate in Stack or Register memory.
     void stack_allocate(const ir::Allocate* op);

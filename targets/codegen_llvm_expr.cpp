@@ -22,14 +22,25 @@ llvm::Value* CodeGenLLVM::codegen(const Expr& e) {
     return v;
 }
 
-llvm::Value* CodeGenLLVM::codegen_index(const Expr& index) {
-    if (index.type() != Int(32)) return codegen(index);  // the lanes of a gather stay 32-bit
+llvm::Value* CodeGenLLVM::codegen_index(const std::string& buffer, const Expr& index) {
+    // The lanes of a gather stay 32-bit; so do indices of stack and register storage, whose
+    // constant 32-bit indices (once unrolled) let LLVM keep it in registers.
+    if (index.type() != Int(32) || llvm::isa<llvm::AllocaInst>(symbol(buffer))) return codegen(index);
+    return wide_index(index);
+}
+
+llvm::Value* CodeGenLLVM::last_of_reversed(const std::string& buffer, const ir::Ramp* ramp) {
+    llvm::Value* base = codegen_index(buffer, ramp->base);
+    return builder_.CreateSub(base, llvm::ConstantInt::get(base->getType(), ramp->lanes - 1));
+}
+
+llvm::Value* CodeGenLLVM::wide_index(const Expr& index) {
     if (const ir::Add* add = index.as<ir::Add>())
-        return builder_.CreateNSWAdd(codegen_index(add->a), codegen_index(add->b));
+        return builder_.CreateNSWAdd(wide_index(add->a), wide_index(add->b));
     if (const ir::Sub* sub = index.as<ir::Sub>())
-        return builder_.CreateNSWSub(codegen_index(sub->a), codegen_index(sub->b));
+        return builder_.CreateNSWSub(wide_index(sub->a), wide_index(sub->b));
     if (const ir::Mul* mul = index.as<ir::Mul>())
-        return builder_.CreateNSWMul(codegen_index(mul->a), codegen_index(mul->b));
+        return builder_.CreateNSWMul(wide_index(mul->a), wide_index(mul->b));
     return builder_.CreateSExt(codegen(index), builder_.getInt64Ty());
 }
 
@@ -301,7 +312,7 @@ void CodeGenLLVM::visit(const ir::Load* op) {
         value_ = load_vector(op);
         return;
     }
-    llvm::Value* address = element_address(op->name, op->type, codegen_index(op->index));
+    llvm::Value* address = element_address(op->name, op->type, codegen_index(op->name, op->index));
     llvm::Instruction* load =
         builder_.CreateAlignedLoad(memory_type(op->type), address, llvm::Align(op->type.bytes()));
     tag_access(load, op->name);
@@ -316,21 +327,21 @@ llvm::Value* CodeGenLLVM::load_vector(const ir::Load* op) {
     if (op->predicate.defined()) {
         v = predicated_load(op);
     } else if (ramp && ir::is_const(ramp->stride, 1)) {
-        llvm::Value* address = element_address(op->name, element, codegen_index(ramp->base));
+        llvm::Value* address = element_address(op->name, element, codegen_index(op->name, ramp->base));
         v = tag_access(builder_.CreateAlignedLoad(memory_type(t), address, align), op->name);
     } else if (ramp && ir::is_const(ramp->stride, -1)) {
         // A dense load ending at base, reversed.
-        llvm::Value* last = builder_.CreateSub(codegen_index(ramp->base), builder_.getInt64(ramp->lanes - 1));
+        llvm::Value* last = last_of_reversed(op->name, ramp);
         llvm::Value* address = element_address(op->name, element, last);
         v = tag_access(builder_.CreateAlignedLoad(memory_type(t), address, align), op->name);
         v = builder_.CreateVectorReverse(v);
     } else if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
-        llvm::Value* address = element_address(op->name, element, codegen_index(broadcast->value));
+        llvm::Value* address = element_address(op->name, element, codegen_index(op->name, broadcast->value));
         llvm::Value* scalar =
             tag_access(builder_.CreateAlignedLoad(memory_type(element), address, align), op->name);
         v = builder_.CreateVectorSplat(t.lanes(), scalar);
     } else {
-        llvm::Value* addresses = element_address(op->name, element, codegen_index(op->index));
+        llvm::Value* addresses = element_address(op->name, element, codegen_index(op->name, op->index));
         llvm::Value* all = llvm::ConstantInt::getTrue(llvm_type(Bool(t.lanes())));
         v = tag_access(builder_.CreateMaskedGather(memory_type(t), addresses, align, all), op->name);
     }
@@ -347,16 +358,16 @@ llvm::Value* CodeGenLLVM::predicated_load(const ir::Load* op) {
     llvm::Value* zero = llvm::Constant::getNullValue(memory_type(t));
     const ir::Ramp* ramp = op->index.as<ir::Ramp>();
     if (ramp && ir::is_const(ramp->stride, 1)) {
-        llvm::Value* address = element_address(op->name, element, codegen_index(ramp->base));
+        llvm::Value* address = element_address(op->name, element, codegen_index(op->name, ramp->base));
         return tag_access(builder_.CreateMaskedLoad(memory_type(t), address, align, mask, zero), op->name);
     }
     if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
-        llvm::Value* address = element_address(op->name, element, codegen_index(broadcast->value));
+        llvm::Value* address = element_address(op->name, element, codegen_index(op->name, broadcast->value));
         llvm::Value* scalar =
             tag_access(builder_.CreateAlignedLoad(memory_type(element), address, align), op->name);
         return builder_.CreateVectorSplat(t.lanes(), scalar);
     }
-    llvm::Value* addresses = element_address(op->name, element, codegen_index(op->index));
+    llvm::Value* addresses = element_address(op->name, element, codegen_index(op->name, op->index));
     return tag_access(builder_.CreateMaskedGather(memory_type(t), addresses, align, mask, zero), op->name);
 }
 

@@ -24,7 +24,7 @@ llvm::Value* CodeGenLLVM::codegen_buffer_view(const ir::Call* op) {
     llvm::AllocaInst* dims =
         entry.CreateAlloca(dimension_type_, builder_.getInt32(dimensions), name->value + ".view.dim");
 
-    llvm::Value* index = codegen_index(op->args[1]);
+    llvm::Value* index = codegen_index(name->value, op->args[1]);
     llvm::Value* host = element_address(name->value, element, index);
     llvm::Type* i8 = builder_.getInt8Ty();
     llvm::Value* type = llvm::ConstantStruct::get(
