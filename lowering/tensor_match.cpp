@@ -87,6 +87,7 @@ private:
     bool uses_nest_var(const Expr& e) const;
     bool same_loops(const std::vector<Expr>& declared_args, const Expr& index) const;
     TensorOperandView view(const std::string& operand, Type type);
+    std::vector<Expr> guard_conditions() const;
     void fold_guards_into_extents();
     bool fold_into_extent(const Expr& guard);
     Expr whole_tile();
@@ -355,10 +356,9 @@ TensorOperandView Matcher::view(const std::string& operand, Type type) {
     return result;
 }
 
-// A guard that ends a loop of the declaration's variable extent early is that loop's extent: the
-// tail of a split reduction (ko * 256 + ki < depth) runs in the kernel, for what remains of it.
-void Matcher::fold_guards_into_extents() {
-    std::vector<Expr> kept, pending = nest_.guards;
+// The conditions the guards make, split at && and without likely().
+std::vector<Expr> Matcher::guard_conditions() const {
+    std::vector<Expr> conditions, pending = nest_.guards;
     while (!pending.empty()) {
         Expr g = pending.back();
         pending.pop_back();
@@ -366,9 +366,19 @@ void Matcher::fold_guards_into_extents() {
         if (const ir::And* a = g.as<ir::And>()) {
             pending.push_back(a->a);
             pending.push_back(a->b);
-        } else if (!fold_into_extent(g)) {
-            kept.push_back(g);
+        } else {
+            conditions.push_back(g);
         }
+    }
+    return conditions;
+}
+
+// A guard that ends a loop of the declaration's variable extent early is that loop's extent: the
+// tail of a split reduction (ko * 256 + ki < depth) runs in the kernel, for what remains of it.
+void Matcher::fold_guards_into_extents() {
+    std::vector<Expr> kept;
+    for (const Expr& g : guard_conditions()) {
+        if (!fold_into_extent(g)) kept.push_back(g);
     }
     nest_.guards = kept;
 }
@@ -403,16 +413,7 @@ bool Matcher::fold_into_extent(const Expr& guard) {
 // The guards hold over the whole tile where they hold at its worst corner.
 Expr Matcher::whole_tile() {
     Expr all = ir::const_true();
-    std::vector<Expr> pending = nest_.guards;
-    while (!pending.empty()) {
-        Expr g = pending.back();
-        pending.pop_back();
-        if (const ir::Call* c = g.as<ir::Call>(); c && c->intrinsic == ir::Intrinsic::Likely) g = c->args[0];
-        if (const ir::And* a = g.as<ir::And>()) {
-            pending.push_back(a->a);
-            pending.push_back(a->b);
-            continue;
-        }
+    for (const Expr& g : guard_conditions()) {
         if (!uses_nest_var(g)) {
             all = all && g;
             continue;

@@ -96,14 +96,16 @@ private:
     int dim_;
 };
 
-// The buffer a Func writes when it is the output of a pipeline (Func::output_buffer()): its
-// dimensions, to read and to constrain.
+// A buffer argument's shape, to read and to constrain: the buffer a Func writes when it is the
+// output of a pipeline (Func::output_buffer()), and, as the base of ImageParam, an input's.
 class OutputImageParam {
 public:
+    OutputImageParam() = default;
     explicit OutputImageParam(std::shared_ptr<lang::ParameterContents> p) : contents_(std::move(p)) {}
     const std::string& name() const { return lang::parameter_name(*contents_); }
     Type type() const;
     int dimensions() const;
+    bool defined() const { return contents_ != nullptr; }
     ParamDimension dim(int i) const { return ParamDimension(contents_, i); }
     Expr width() const { return dim(0).extent(); }
     Expr height() const { return dim(1).extent(); }
@@ -114,28 +116,24 @@ public:
     Expr bottom() const { return dim(1).max(); }
     // Estimates for automatic schedulers; they do not change what is computed.
     OutputImageParam& set_estimates(const std::vector<Range>&) { return *this; }
+    const std::shared_ptr<lang::ParameterContents>& contents() const { return contents_; }
 
-private:
+protected:
     std::shared_ptr<lang::ParameterContents> contents_;
 };
 
-class ImageParam {
+class ImageParam : public OutputImageParam {
 public:
     ImageParam() = default;
     ImageParam(Type t, int dimensions, const std::string& name = "")
-        : contents_(lang::make_buffer_parameter(t, dimensions, name)), type_(t), dimensions_(dimensions) {}
-
-    const std::string& name() const { return lang::parameter_name(*contents_); }
-    Type type() const { return type_; }
-    int dimensions() const { return dimensions_; }
-    bool defined() const { return contents_ != nullptr; }
+        : OutputImageParam(lang::make_buffer_parameter(t, dimensions, name)) {}
 
     template <typename T, int Dims>
     void set(const Buffer<T, Dims>& b) {
         lang::bind_buffer(*contents_, b.contents(), b.type());
     }
     Buffer<> get() const;
-    void reset() { lang::bind_buffer(*contents_, nullptr, type_); }
+    void reset() { lang::bind_buffer(*contents_, nullptr, type()); }
 
     template <typename... Args>
     Expr operator()(Args&&... args) const {
@@ -143,25 +141,11 @@ public:
     }
     Expr operator()(const std::vector<Expr>& args) const { return lang::image_param_access(contents_, args); }
 
-    ParamDimension dim(int i) const { return ParamDimension(contents_, i); }
     // Estimates for automatic schedulers; they do not change what is computed.
     ImageParam& set_estimates(const std::vector<Range>&) { return *this; }
-    Expr width() const { return dim(0).extent(); }
-    Expr height() const { return dim(1).extent(); }
-    Expr channels() const { return dim(2).extent(); }
-    Expr left() const { return dim(0).min(); }
-    Expr right() const { return dim(0).max(); }
-    Expr top() const { return dim(1).min(); }
-    Expr bottom() const { return dim(1).max(); }
 
     // The image as a Func: f(x, y, ...) = image(x, y, ...).
     operator Func() const;
-    const std::shared_ptr<lang::ParameterContents>& contents() const { return contents_; }
-
-private:
-    std::shared_ptr<lang::ParameterContents> contents_;
-    Type type_;
-    int dimensions_ = 0;
 };
 
 }  // namespace tessera

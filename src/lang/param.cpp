@@ -150,8 +150,8 @@ ParamDimension ParamDimension::set_bounds(const Expr& min, const Expr& extent) {
     return set_min(min).set_extent(extent);
 }
 
-Type OutputImageParam::type() const { return contents_->type; }
-int OutputImageParam::dimensions() const { return contents_->dimensions; }
+Type OutputImageParam::type() const { return contents_ ? contents_->type : Type(); }
+int OutputImageParam::dimensions() const { return contents_ ? contents_->dimensions : 0; }
 
 Buffer<> ImageParam::get() const {
     auto b = lang::bound_buffer(*contents_);
@@ -162,7 +162,7 @@ Buffer<> ImageParam::get() const {
 ImageParam::operator Func() const {
     Func f(lang::unique_name(name() + "_im"));
     std::vector<Expr> vars;
-    for (int d = 0; d < dimensions_; d++) vars.push_back(Var::implicit(d));
+    for (int d = 0; d < dimensions(); d++) vars.push_back(Var::implicit(d));
     f(vars) = lang::image_param_access(contents_, vars);
     return f;
 }
