@@ -1,4 +1,5 @@
 #include "low_precision_pipelines.h"
+#include "row_bands.h"
 
 namespace tessera_apps {
 
@@ -39,9 +40,7 @@ void schedule_low_precision_gemm(LowPrecisionGemm& p, int row_tasks) {
                                                 : intrinsics::dot_bf16(kTileColumns, kTileRows);
     p.packed.compute_root().parallel(p.y).vectorize(p.x, 8, TailStrategy::GuardWithIf);
 
-    const Expr rows = p.A.height();
-    const Expr band_rows =
-        max(kTileRows, (rows + kTileRows * row_tasks - 1) / (kTileRows * row_tasks) * kTileRows);
+    const Expr band_rows = rows_per_band(p.A.height(), kTileRows, row_tasks);
     p.C.vectorize(p.x, 8, TailStrategy::GuardWithIf);
     p.C.update()
         .split(p.y, band, p.y, band_rows, TailStrategy::GuardWithIf)

@@ -1,4 +1,5 @@
 #include "matmul_pipelines.h"
+#include "row_bands.h"
 
 namespace tessera_apps {
 
@@ -41,9 +42,7 @@ void schedule_sgemm_tensorized(SgemmPipeline& p, int row_tasks) {
     Var band("band"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
     Func B_panel = cache_read(p.B, {p.C});
 
-    const Expr rows = p.A.height();
-    const Expr band_rows =
-        max(kTileRows, (rows + kTileRows * row_tasks - 1) / (kTileRows * row_tasks) * kTileRows);
+    const Expr band_rows = rows_per_band(p.A.height(), kTileRows, row_tasks);
     p.C.vectorize(p.x, 8, TailStrategy::GuardWithIf);
     p.C.update()
         .split(p.y, band, p.y, band_rows, TailStrategy::GuardWithIf)
