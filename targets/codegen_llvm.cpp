@@ -167,13 +167,9 @@ void CodeGenLLVM::store_vector(const ir::Store* op, llvm::Value* value) {
             tag_access(builder_.CreateMaskedScatter(value, addresses, align, mask), op->name);
         }
     } else if (ramp && ir::is_const(ramp->stride, 1)) {
-        llvm::Value* address = element_address(op->name, element, codegen_index(op->name, ramp->base));
-        tag_access(builder_.CreateAlignedStore(value, address, align), op->name);
+        dense_store(op->name, value, t, codegen_index(op->name, ramp->base));
     } else if (ramp && ir::is_const(ramp->stride, -1)) {
-        llvm::Value* last = last_of_reversed(op->name, ramp);
-        llvm::Value* address = element_address(op->name, element, last);
-        tag_access(builder_.CreateAlignedStore(builder_.CreateVectorReverse(value), address, align),
-                   op->name);
+        dense_store(op->name, builder_.CreateVectorReverse(value), t, last_of_reversed(op->name, ramp));
     } else if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
         // Every lane to one element: the last lane's value is the one that stays.
         llvm::Value* address = element_address(op->name, element, codegen_index(op->name, broadcast->value));

@@ -98,6 +98,10 @@ private:
     llvm::Value* element_address(const std::string& name, Type element, llvm::Value* index);
     llvm::Instruction* tag_access(llvm::Instruction* access, const std::string& name);
     llvm::Value* load_vector(const ir::Load* op);
+    // Vectors of type t at consecutive elements from first_index, in pieces of power-of-two lanes
+    // (codegen_llvm_dense.cpp).
+    llvm::Value* dense_load(const std::string& buffer, Type t, llvm::Value* first_index);
+    void dense_store(const std::string& buffer, llvm::Value* value, Type t, llvm::Value* first_index);
     llvm::Value* predicated_load(const ir::Load* op);
     void store_vector(const ir::Store* op, llvm::Value* value);
 

@@ -327,14 +327,10 @@ llvm::Value* CodeGenLLVM::load_vector(const ir::Load* op) {
     if (op->predicate.defined()) {
         v = predicated_load(op);
     } else if (ramp && ir::is_const(ramp->stride, 1)) {
-        llvm::Value* address = element_address(op->name, element, codegen_index(op->name, ramp->base));
-        v = tag_access(builder_.CreateAlignedLoad(memory_type(t), address, align), op->name);
+        v = dense_load(op->name, t, codegen_index(op->name, ramp->base));
     } else if (ramp && ir::is_const(ramp->stride, -1)) {
         // A dense load ending at base, reversed.
-        llvm::Value* last = last_of_reversed(op->name, ramp);
-        llvm::Value* address = element_address(op->name, element, last);
-        v = tag_access(builder_.CreateAlignedLoad(memory_type(t), address, align), op->name);
-        v = builder_.CreateVectorReverse(v);
+        v = builder_.CreateVectorReverse(dense_load(op->name, t, last_of_reversed(op->name, ramp)));
     } else if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
         llvm::Value* address = element_address(op->name, element, codegen_index(op->name, broadcast->value));
         llvm::Value* scalar =

@@ -5,11 +5,13 @@
 
 #include <unistd.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <regex>
 #include <string>
 #include <thread>
 #include <type_traits>
@@ -875,6 +877,60 @@ TEST_CASE("vector loads and stores: dense, reversed, broadcast, gathered and sca
         CHECK_MESSAGE(quotient2[i] == euclidean_div(in[i], divisor), in[i] << " / " << divisor);
         CHECK_MESSAGE(remainder2[i] == euclidean_mod(in[i], divisor), in[i] << " % " << divisor);
     }
+}
+
+TEST_CASE("a register array accessed by 24-lane vectors lives in power-of-two vectors, with its values") {
+    // A register tile of two rows, each three 8-lane vectors wide, accumulated over a loop:
+    //   acc = 0; for k in [0, 16): acc row 0 += in[k][0..24), acc row 1 (reversed) += in[k][24..48)
+    // then copied out. Promoted whole, a row would be a 24-lane phi, which x86 instruction
+    // selection takes apart lane by lane through the stack at every k: ten times slower.
+    const int lanes = 24, steps = 16;
+    TestBuffer<float> in({2 * lanes * steps}), out({2 * lanes});
+    for (int i = 0; i < 2 * lanes * steps; i++) in[i] = float(i % 37) * 0.5f - 3.0f;
+    Type v = Float(32, lanes);
+    auto row = [&](int r) { return Ramp::make(i32(r * lanes), i32(1), lanes); };
+    const Expr reversed_row = Ramp::make(i32(2 * lanes - 1), i32(-1), lanes);
+    auto input_row = [&](int r) {
+        return Ramp::make(add(mul(var("k"), i32(2 * lanes)), i32(r * lanes)), i32(1), lanes);
+    };
+    // The number of steps is an argument, so that LLVM cannot unroll the loop away.
+    Stmt accumulate = serial_loop(
+        "k", 0, var("steps"),
+        Block::make({
+            Store::make("acc", add(Load::make(v, "acc", row(0)), Load::make(v, "in", input_row(0))), row(0)),
+            Store::make("acc", add(Load::make(v, "acc", reversed_row), Load::make(v, "in", input_row(1))),
+                        reversed_row),
+        }));
+    Stmt body = Block::make({
+        Store::make("acc", Broadcast::make(FloatImm::make(Float(32), 0.0), 2 * lanes),
+                    Ramp::make(i32(0), i32(1), 2 * lanes)),
+        accumulate,
+        Store::make("out", Load::make(v, "acc", row(0)), row(0)),
+        Store::make("out", Load::make(v, "acc", row(1)), row(1)),
+    });
+    setenv("TESSERA_DUMP_LLVM", "1", 1);
+    auto m =
+        compile("wide_tile",
+                {scalar_arg("steps", Int(32)), buffer_arg("in", Float(32)), buffer_arg("out", Float(32))},
+                Allocate::make("acc", Float(32), {i32(2 * lanes)}, body, MemoryType::Register));
+    unsetenv("TESSERA_DUMP_LLVM");
+    int32_t step_count = steps;
+    void* args[] = {&step_count, in.raw(), out.raw()};
+    REQUIRE(m->call(args) == 0);
+    for (int i = 0; i < lanes; i++) {
+        float first = 0.0f, second = 0.0f;
+        for (int k = 0; k < steps; k++)
+            first += in[k * 2 * lanes + i], second += in[k * 2 * lanes + lanes + i];
+        CHECK(out[i] == first);
+        CHECK(out[2 * lanes - 1 - i] == second);
+    }
+    CHECK_MESSAGE(m->llvm_ir().find("alloca") == std::string::npos, m->llvm_ir());
+    const std::string ir = m->llvm_ir();
+    const std::regex vector_phi("phi <([0-9]+) x float>");
+    for (auto it = std::sregex_iterator(ir.begin(), ir.end(), vector_phi); it != std::sregex_iterator(); ++it)
+        CHECK_MESSAGE(std::has_single_bit(unsigned(std::stoi((*it)[1]))), "a phi of " << (*it)[1]
+                                                                                      << " lanes in\n"
+                                                                                      << ir);
 }
 
 TEST_CASE("vector bools, casts, selects and math work lane by lane") {
