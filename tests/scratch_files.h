@@ -2,6 +2,8 @@
 // Files the tests write and read back: a fresh scratch directory per test case, and a whole file
 // as a string.
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -9,9 +11,12 @@
 
 namespace scratch_files {
 
-// An empty directory named after the test case, in the system's temporary directory.
+// An empty directory named after the test case and this process, in the system's temporary
+// directory: ctest runs the cases of one program in parallel, each in its own process, and two
+// cases that use the same name must not empty each other's directory.
 inline std::filesystem::path fresh_dir(const std::string& name) {
-    std::filesystem::path dir = std::filesystem::temp_directory_path() / ("tessera_test_" + name);
+    std::filesystem::path dir =
+        std::filesystem::temp_directory_path() / ("tessera_test_" + name + "_" + std::to_string(getpid()));
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir;
