@@ -27,8 +27,11 @@
 //
 // Options (before Google Benchmark's own):
 //   --threads=T   threads for Tessera and oneDNN (default 1)
-//   --small       small layers instead (21 x 9, 32 -> 16 and 48 -> 32 channels): a quick check that
+//   --small       small layers instead (37 x 9, 32 -> 16 and 48 -> 32 channels): a quick check that
 //                 every row runs and agrees, for the smoke test
+//   --nchw_tile=XxC     tessera_nchw's register tile, X columns by C output channels
+//   --nchwc_tile_x=X    tessera_nchwc's register tile, X columns of a channel block
+//                 (both default to conv_pipelines.h's choice for this CPU)
 
 #include <chrono>
 #include <cmath>
@@ -65,6 +68,10 @@ constexpr int kBlock = 16;  // NCHWc's channel block: two AVX2 vectors, one AVX-
 struct Options {
     int threads = 1;
     bool small = false;
+    // Tessera's register tiles; the defaults are those of conv_pipelines.h for this CPU.
+    tessera_apps::RegisterTile nchw_tile =
+        tessera_apps::default_nchw_tile(tessera::get_jit_target_from_environment());
+    int nchwc_tile_x = tessera_apps::default_nchwc_tile_x(tessera::get_jit_target_from_environment());
 };
 Options options;
 
@@ -87,8 +94,18 @@ void parse_options(int& argc, char** argv) {
             options.threads = int(n);
         } else if (arg == "--small") {
             options.small = true;
+        } else if (arg.rfind("--nchw_tile=", 0) == 0) {
+            const auto tile = tessera_apps::parse_register_tile(arg.substr(std::strlen("--nchw_tile=")));
+            if (!tile) fail("--nchw_tile must be columns x channels, such as 16x6, not '" + arg + "'");
+            options.nchw_tile = *tile;
+        } else if (arg.rfind("--nchwc_tile_x=", 0) == 0) {
+            const auto tile =
+                tessera_apps::parse_register_tile(arg.substr(std::strlen("--nchwc_tile_x=")) + "x1");
+            if (!tile) fail("--nchwc_tile_x must be a positive number of columns, not '" + arg + "'");
+            options.nchwc_tile_x = tile->columns;
         } else {
-            if (arg == "--help") std::printf("%s options: --threads=T --small\n", kProgram);
+            if (arg == "--help")
+                std::printf("%s options: --threads=T --small --nchw_tile=XxC --nchwc_tile_x=X\n", kProgram);
             argv[kept++] = argv[i];
         }
     }
@@ -109,9 +126,9 @@ std::vector<Layer> layers;
 
 void make_layers() {
     const ConvShape conv3x3 =
-        options.small ? ConvShape{21, 9, 32, 16, 3, 1} : ConvShape{56, 56, 64, 64, 3, 1};
+        options.small ? ConvShape{37, 9, 32, 16, 3, 1} : ConvShape{56, 56, 64, 64, 3, 1};
     const ConvShape conv1x1 =
-        options.small ? ConvShape{21, 9, 48, 32, 1, 0} : ConvShape{56, 56, 256, 64, 1, 0};
+        options.small ? ConvShape{37, 9, 48, 32, 1, 0} : ConvShape{56, 56, 256, 64, 1, 0};
     for (auto [name, s] : {std::pair{"conv3x3", conv3x3}, std::pair{"conv1x1", conv1x1}}) {
         Layer layer;
         layer.name = name;
@@ -146,7 +163,7 @@ struct TesseraConv {
 std::unique_ptr<TesseraConv> tessera_nchw(Layer& layer) {
     const ConvShape& s = layer.shape;
     auto conv = std::make_unique<TesseraConv>(tessera_apps::conv_nchw_pipeline(s));
-    tessera_apps::schedule_conv_nchw(conv->p);
+    tessera_apps::schedule_conv_nchw(conv->p, options.nchw_tile.columns, options.nchw_tile.rows);
     conv->p.input.set(tessera::Buffer<float>(layer.input.data(), s.width, s.height, s.in_channels));
     conv->p.weights.set(
         tessera::Buffer<float>(layer.weights.data(), s.kernel, s.kernel, s.in_channels, s.out_channels));
@@ -158,7 +175,7 @@ std::unique_ptr<TesseraConv> tessera_nchw(Layer& layer) {
 std::unique_ptr<TesseraConv> tessera_nchwc(Layer& layer) {
     const ConvShape& s = layer.shape;
     auto conv = std::make_unique<TesseraConv>(tessera_apps::conv_nchwc_pipeline(s, kBlock));
-    tessera_apps::schedule_conv_nchwc(conv->p);
+    tessera_apps::schedule_conv_nchwc(conv->p, options.nchwc_tile_x);
     conv->p.input.set(tessera::Buffer<float>(
         layer.input_nchwc.data(), std::vector<int>{kBlock, s.width, s.height, s.in_channels / kBlock}));
     conv->p.weights.set(tessera::Buffer<float>(
@@ -336,6 +353,8 @@ void describe_run() {
     for (const Layer& layer : layers)
         benchmark::AddCustomContext(std::string(layer.name) + "/shape", describe(layer.shape));
     benchmark::AddCustomContext("peak/isa", peak.isa);
+    benchmark::AddCustomContext("tessera_nchw/tile", options.nchw_tile.to_string());
+    benchmark::AddCustomContext("tessera_nchwc/tile_x", std::to_string(options.nchwc_tile_x));
     benchmark::AddCustomContext("peak_gflops/" + threads, std::to_string(peak.gflops));
 #ifdef TESSERA_BENCHMARK_DNNL
     benchmark::AddCustomContext("onednn/version", tessera_apps::OneDnnConv::version());

@@ -87,4 +87,8 @@ void schedule_conv_nchwc(ConvPipeline& p, int tile_x) {
         p.padded.compute_root().vectorize(p.padded.args()[0], p.block).parallel(p.padded.args()[3]);
 }
 
+RegisterTile default_nchw_tile(const Target& target) { return {2 * target.natural_vector_size<float>(), 6}; }
+
+int default_nchwc_tile_x(const Target& target) { return target.natural_vector_size<float>() >= 16 ? 10 : 5; }
+
 }  // namespace tessera_apps

@@ -22,6 +22,8 @@
 
 #include <tessera/tessera.h>
 
+#include "register_tile.h"
+
 namespace tessera_apps {
 
 struct ConvShape {
@@ -54,13 +56,19 @@ ConvPipeline conv_nchwc_pipeline(const ConvShape& shape, int block);
 // must be at least tile_x and the output channels at least tile_co. The padded input is computed
 // once, at the root, a channel per task. 16 x 6 (twelve AVX2 accumulators) was the fastest of the
 // tiles tried on a Zen 3 (16 x 4, 16 x 5, 8 x 8, 8 x 12, 24 x 4) for both ResNet-50 layers.
-void schedule_conv_nchw(ConvPipeline& p, int tile_x = 16, int tile_co = 6);
+void schedule_conv_nchw(ConvPipeline& p, int tile_x, int tile_co);
+// The tile for a target: two vectors of floats by 6 channels, twelve accumulators: 16 x 6 on AVX2,
+// 32 x 6 on AVX-512 (the fastest of 32 x 6, 32 x 4, 16 x 12 and 16 x 8 on a Sapphire Rapids Xeon).
+RegisterTile default_nchw_tile(const tessera::Target& target);
 
 // The hand schedule of NCHWc: register tiles of a whole channel block (vectorized, B lanes) by
 // tile_x columns (unrolled), accumulated in registers as for NCHW; rows run in parallel, each
 // doing every channel block; the padded input is computed at the root. The width must be at least
 // tile_x. With blocks of 16, 5 columns (ten AVX2 accumulators) was the fastest of 2 to 8 on a
 // Zen 3; 6, which fills the registers as matmul's tile does, ran at half the speed on the 3x3 layer.
-void schedule_conv_nchwc(ConvPipeline& p, int tile_x = 5);
+void schedule_conv_nchwc(ConvPipeline& p, int tile_x);
+// The columns for a target: 5 where a block of 16 is two vectors (AVX2); 10 where it is one
+// (AVX-512), ten accumulators again, the fastest of 6 to 14 on a Sapphire Rapids Xeon.
+int default_nchwc_tile_x(const tessera::Target& target);
 
 }  // namespace tessera_apps

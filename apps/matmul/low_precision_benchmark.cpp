@@ -10,7 +10,8 @@
 // the context says which (dot_instructions).
 //
 // Options (before Google Benchmark's own): --threads=T (default 1), --sizes=N,N,... (default
-// 512,1024; multiples of 4), --naive_max_size=N (default 512).
+// 512,1024; multiples of 4), --naive_max_size=N (default 512), --tile=CxR (the register tile,
+// C columns by R rows; default two vectors of 32-bit lanes by 6, register_tile.h).
 
 #include <benchmark/benchmark.h>
 #include <tessera/tessera.h>
@@ -33,6 +34,8 @@ struct Options {
     int threads = 1;
     std::vector<int> sizes{512, 1024};
     int naive_max_size = 512;
+    tessera_apps::RegisterTile tile =
+        tessera_apps::default_register_tile(tessera::get_jit_target_from_environment());
 } options;
 
 // The rows whose check failed, with the error; the program then exits with status 1.
@@ -131,7 +134,7 @@ bool same_bits(const tessera::Buffer<>& x, const tessera::Buffer<>& y) {
 void register_rows(bool bf16, const char* workload) {
     auto* gemm = new tessera_apps::LowPrecisionGemm(bf16 ? tessera_apps::gemm_bf16_pipeline()
                                                          : tessera_apps::gemm_u8s8_pipeline());
-    tessera_apps::schedule_low_precision_gemm(*gemm, options.threads);
+    tessera_apps::schedule_low_precision_gemm(*gemm, options.threads, options.tile);
     for (int n : options.sizes) {
         auto* problem = new Problem(make_problem(bf16, n));
         auto* output = new tessera::Buffer<>(bf16 ? tessera::Float(32) : tessera::Int(32), {n, n});
@@ -190,6 +193,8 @@ int main(int argc, char** argv) {
             options.sizes = parse_sizes(arg.substr(8));
         else if (arg.rfind("--naive_max_size=", 0) == 0)
             options.naive_max_size = std::stoi(arg.substr(17));
+        else if (arg.rfind("--tile=", 0) == 0 && tessera_apps::parse_register_tile(arg.substr(7)))
+            options.tile = *tessera_apps::parse_register_tile(arg.substr(7));
         else
             rest.push_back(argv[i]);
     }
@@ -203,6 +208,7 @@ int main(int argc, char** argv) {
     const tessera::Target host = tessera::get_host_target();
     const bool vnni = host.has_feature(tessera::Target::AVX512_VNNI),
                bf16 = host.has_feature(tessera::Target::AVX512_BF16);
+    benchmark::AddCustomContext("tile", options.tile.to_string());
     benchmark::AddCustomContext("dot_instructions", std::string(vnni ? "vpdpbusd" : "vpdpbusd emulated") +
                                                         ", " + (bf16 ? "vdpbf16ps" : "vdpbf16ps emulated"));
     register_rows(false, "gemm_u8s8");

@@ -33,18 +33,17 @@ LowPrecisionGemm gemm_bf16_pipeline() {
     return p;
 }
 
-void schedule_low_precision_gemm(LowPrecisionGemm& p, int row_tasks) {
-    constexpr int kTileColumns = 16, kTileRows = 6;
+void schedule_low_precision_gemm(LowPrecisionGemm& p, int row_tasks, RegisterTile tile) {
     Var band("band"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
-    const TensorIntrinsic kernel = p.group == 4 ? intrinsics::dot_u8s8(kTileColumns, kTileRows)
-                                                : intrinsics::dot_bf16(kTileColumns, kTileRows);
+    const TensorIntrinsic kernel = p.group == 4 ? intrinsics::dot_u8s8(tile.columns, tile.rows)
+                                                : intrinsics::dot_bf16(tile.columns, tile.rows);
     p.packed.compute_root().parallel(p.y).vectorize(p.x, 8, TailStrategy::GuardWithIf);
 
-    const Expr band_rows = rows_per_band(p.A.height(), kTileRows, row_tasks);
+    const Expr band_rows = rows_per_band(p.A.height(), tile.rows, row_tasks);
     p.C.vectorize(p.x, 8, TailStrategy::GuardWithIf);
     p.C.update()
         .split(p.y, band, p.y, band_rows, TailStrategy::GuardWithIf)
-        .tile(p.x, p.y, xo, yo, xi, yi, kTileColumns, kTileRows, TailStrategy::GuardWithIf)
+        .tile(p.x, p.y, xo, yo, xi, yi, tile.columns, tile.rows, TailStrategy::GuardWithIf)
         .reorder(p.r.x, xi, yi, p.r.y, yo, xo, band)
         .unroll(yi)
         .tensorize(p.r.y, kernel);

@@ -11,6 +11,8 @@
 
 #include <tessera/tessera.h>
 
+#include "register_tile.h"
+
 namespace tessera_apps {
 
 struct LowPrecisionGemm {
@@ -24,9 +26,12 @@ struct LowPrecisionGemm {
 LowPrecisionGemm gemm_u8s8_pipeline();
 LowPrecisionGemm gemm_bf16_pipeline();
 
-// B packed at the root (in parallel over ko); C in bands of rows, one per task, of 16 x 6 tiles whose
-// updates are the dot-product intrinsic (vpdpbusd or vdpbf16ps where the CPU has them, the same
-// arithmetic in vector code elsewhere); tiles cut short by the edges run the loops.
-void schedule_low_precision_gemm(LowPrecisionGemm& p, int row_tasks);
+// B packed at the root (in parallel over ko); C in bands of rows, one per task, of register tiles
+// (two vectors of 32-bit lanes wide by default, register_tile.h) whose updates are the dot-product intrinsic
+// (vpdpbusd or vdpbf16ps where the CPU has them, the same arithmetic in vector code elsewhere);
+// tiles cut short by the edges run the loops.
+void schedule_low_precision_gemm(
+    LowPrecisionGemm& p, int row_tasks,
+    RegisterTile tile = default_register_tile(tessera::get_jit_target_from_environment()));
 
 }  // namespace tessera_apps

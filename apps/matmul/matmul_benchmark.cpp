@@ -28,6 +28,8 @@
 //   --threads=T            threads for Tessera and OpenBLAS (default 1)
 //   --sizes=N,N,...        the sizes (default 512,1024,2048); each at least 16
 //   --naive_max_size=N     the largest size with a naive_cpp row (default 1024)
+//   --tile=CxR             Tessera's register tile, C columns by R rows (default: two vectors of
+//                          this CPU by 6, register_tile.h); sizes must be at least C and R
 
 #include <algorithm>
 #include <chrono>
@@ -65,6 +67,8 @@ struct Options {
     std::vector<int> sizes{512, 1024, 2048};
     int threads = 1;
     int naive_max_size = 1024;
+    tessera_apps::RegisterTile tile =
+        tessera_apps::default_register_tile(tessera::get_jit_target_from_environment());
 };
 Options options;
 
@@ -101,14 +105,23 @@ void parse_options(int& argc, char** argv) {
             options.sizes = parse_sizes(value("--sizes="));
         } else if (arg.rfind("--naive_max_size=", 0) == 0) {
             options.naive_max_size = parse_int(value("--naive_max_size="), 0, "--naive_max_size");
+        } else if (arg.rfind("--tile=", 0) == 0) {
+            const auto tile = tessera_apps::parse_register_tile(value("--tile="));
+            if (!tile) fail("--tile must be columns x rows, such as 32x6, not '" + value("--tile=") + "'");
+            options.tile = *tile;
         } else {
             if (arg == "--help")
-                std::printf("%s options: --threads=T --sizes=N,N,... --naive_max_size=N\n", kProgram);
+                std::printf("%s options: --threads=T --sizes=N,N,... --naive_max_size=N --tile=CxR\n",
+                            kProgram);
             argv[kept++] = argv[i];
         }
     }
     argc = kept;
     argv[argc] = nullptr;
+    for (int n : options.sizes)
+        if (n < options.tile.columns || n < options.tile.rows)
+            fail("size " + std::to_string(n) + " is smaller than the tile " + options.tile.to_string() +
+                 " (the tiled schedule needs a whole tile)");
 }
 
 // --- The problems: random matrices in [-1, 1), and C as the plain loop computes it ---
@@ -165,9 +178,9 @@ struct TesseraSgemm {
 
     explicit TesseraSgemm(bool tensorized) {
         if (tensorized)
-            tessera_apps::schedule_sgemm_tensorized(p, options.threads);
+            tessera_apps::schedule_sgemm_tensorized(p, options.threads, options.tile);
         else
-            tessera_apps::schedule_sgemm_tiled(p, options.threads);
+            tessera_apps::schedule_sgemm_tiled(p, options.threads, options.tile);
     }
 
     // Binds the inputs; the output buffer wraps c.
@@ -351,6 +364,7 @@ void register_rows() {
 void describe_run() {
     const std::string threads = "threads:" + std::to_string(options.threads);
     benchmark::AddCustomContext("peak/isa", peak.isa);
+    benchmark::AddCustomContext("sgemm/tile", options.tile.to_string());
     benchmark::AddCustomContext("peak_gflops/" + threads, std::to_string(peak.gflops));
 #ifdef TESSERA_BENCHMARK_OPENBLAS
     benchmark::AddCustomContext("openblas/core", openblas_get_corename());
