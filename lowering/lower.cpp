@@ -10,6 +10,7 @@
 #include "lowering/add_param_checks.h"
 #include "lowering/bounds_inference.h"
 #include "lowering/check_loop_extents.h"
+#include "lowering/constant_stack_indices.h"
 #include "lowering/environment.h"
 #include "lowering/flatten_storage.h"
 #include "lowering/fold_storage.h"
@@ -75,6 +76,7 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("vectorize loops", [&] { return vectorize_loops(s); });
     s = run_pass("simplify vectors", [&] { return ir::simplify(s); });
     s = run_pass("place allocations", [&] { return place_allocations(s, env); });
+    s = run_pass("constant stack indices", [&] { return constant_stack_indices(s); });
     result.function.name = name;
     result.function.body = s;
     result.function.extern_symbols = tensor_intrinsic_functions(env);

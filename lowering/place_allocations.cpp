@@ -4,7 +4,7 @@
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/simplify.h"
-#include "ir/substitute.h"
+#include "lowering/enclosing_lets.h"
 #include "util/error_stream.h"
 
 namespace tessera::lowering {
@@ -16,8 +16,6 @@ constexpr int64_t kAutoStackBytes = 16 * 1024;
 // More than this on the stack would risk overflowing a thread's stack (8 MiB by default, shared
 // with everything else the thread runs), a crash rather than an error.
 constexpr int64_t kMaxStackBytes = 1024 * 1024;
-// How deep lets are followed to find that an extent is constant.
-constexpr int kMaxLetDepth = 16;
 
 class PlaceAllocations : public ir::Mutator {
 public:
@@ -26,23 +24,8 @@ public:
 private:
     using ir::Mutator::visit;
 
-    // The value of an extent when the lets around it make it a constant. Extents are written in
-    // terms of the region's lets (extent = max - min + 1, with min and max lets of the same loop
-    // variable), which cancel only once substituted.
-    std::optional<int64_t> constant_extent(ir::Expr e) const {
-        if (std::optional<int64_t> c = ir::as_const_int(e)) return c;
-        std::map<std::string, ir::Expr> known;
-        for (const auto& [name, values] : lets_)
-            if (!values.empty()) known[name] = values.back();
-        // Every let is expanded down to what no let defines, so that both sides of a difference
-        // are written in the same terms and cancel.
-        for (int depth = 0; depth < kMaxLetDepth; depth++) {
-            ir::Expr expanded = ir::substitute(known, e);
-            if (expanded.same_as(e)) break;
-            e = expanded;
-        }
-        return ir::as_const_int(ir::simplify(e));
-    }
+    // The value of an extent when the lets around it make it a constant.
+    std::optional<int64_t> constant_extent(const ir::Expr& e) const { return lets_.constant(e); }
 
     // The allocation's size in bytes when every extent is a constant.
     std::optional<int64_t> constant_bytes(const ir::Allocate* op) const {
@@ -56,9 +39,9 @@ private:
     }
 
     ir::Stmt visit(const ir::LetStmt* op) override {
-        lets_[op->name].push_back(op->value);
+        lets_.push(op->name, op->value);
         ir::Stmt body = mutate(op->body);
-        lets_[op->name].pop_back();
+        lets_.pop(op->name);
         return body.same_as(op->body) ? handle_of(op) : ir::LetStmt::make(op->name, op->value, body);
     }
 
@@ -116,8 +99,7 @@ private:
     }
 
     const Environment& env_;
-    // The values of the lets enclosing the statement being visited, innermost last.
-    std::map<std::string, std::vector<ir::Expr>> lets_;
+    EnclosingLets lets_;
 };
 
 }  // namespace

@@ -5,6 +5,9 @@
 
 #include <tessera/tessera.h>
 
+#include <cmath>
+#include <regex>
+
 #include "tests/correctness/blur_reference.h"
 #include "tests/scratch_files.h"
 
@@ -74,4 +77,52 @@ TEST_CASE("store_in(Heap) keeps a small constant-size Func on the heap") {
     CHECK(lowered_text(out).find("allocate f[int32 * 17] in Heap") != std::string::npos);
     Buffer<int> result = out.realize({40});
     for (int i = 0; i < 40; i++) REQUIRE(result(i) == 4 * i + 2);
+}
+
+TEST_CASE("a register tile unrolled in two dimensions is indexed by constants, and gives the bits") {
+    // A tile of 8 channels (vectorized) by 3 columns by 2 output blocks, accumulated over r, with
+    // ragged edges (ShiftInwards): flattened, its indices multiply by extents written in the
+    // stage's lets, which cancel only once substituted. Any variable index would keep the whole
+    // tile on the stack.
+    const int channels = 8, width = 11, blocks = 5, taps = 4;
+    Buffer<float> in(channels, width + taps), weights(channels, taps, blocks);
+    in.for_each_element([&](int c, int x) { in(c, x) = float((c * 7 + x * 3) % 11) - 5.0f; });
+    weights.for_each_element(
+        [&](int c, int r, int b) { weights(c, r, b) = float((c + r * 5 + b * 3) % 7) - 3.0f; });
+    Func out("out");
+    Var c("c"), x("x"), b("b"), xo("xo"), xi("xi"), bo("bo"), bi("bi");
+    RDom r(0, taps, "r");
+    out(c, x, b) = 0.0f;
+    out(c, x, b) = fma(in(c, x + r), weights(c, r, b), out(c, x, b));
+    Func tile = cache_write(out, MemoryType::Register);
+    out.bound(c, 0, channels)
+        .split(x, xo, xi, 3, TailStrategy::ShiftInwards)
+        .split(b, bo, bi, 2, TailStrategy::ShiftInwards)
+        .reorder(c, xi, bi, xo, bo)
+        .vectorize(c)
+        .unroll(xi)
+        .unroll(bi);
+    tile.compute_at(out, xo).vectorize(c, channels).unroll(x, 3).unroll(b, 2);
+    tile.update().reorder(c, x, b, r).vectorize(c, channels).unroll(x, 3).unroll(b, 2);
+
+    Buffer<float> result = out.realize({channels, width, blocks});
+    result.for_each_element([&](int cc, int xx, int bb) {
+        float expected = 0.0f;
+        for (int k = 0; k < taps; k++) expected = std::fma(in(cc, xx + k), weights(cc, k, bb), expected);
+        CHECK_MESSAGE(result(cc, xx, bb) == expected, "at (" << cc << ", " << xx << ", " << bb << ")");
+    });
+    const std::string text = lowered_text(out);
+    std::string name;  // the tile's name, its $ escaped
+    for (char ch : tile.name())
+        name += std::isalnum(static_cast<unsigned char>(ch)) ? std::string(1, ch) : std::string("\\") + ch;
+    const std::regex access(name + R"(\[([^\]]*)\])");
+    int accesses = 0;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), access); it != std::sregex_iterator();
+         ++it) {
+        const std::string index = (*it)[1];
+        if (index.find("float32") != std::string::npos) continue;  // the allocation
+        accesses++;
+        CHECK_MESSAGE(std::regex_match(index, std::regex(R"(ramp\([0-9]+, 1, 8\))")), "index " << index);
+    }
+    CHECK(accesses >= 3 * 2 * 3);  // initialized, updated and read for each of the 6 vectors
 }

@@ -1,0 +1,55 @@
+#include "lowering/enclosing_lets.h"
+
+#include "ir/ir_util.h"
+#include "ir/simplify.h"
+#include "ir/substitute.h"
+#include "ir/visitor.h"
+
+namespace tessera::lowering {
+namespace {
+
+// How deep lets are followed.
+constexpr int kMaxLetDepth = 16;
+
+// The names of the variables an expression reads.
+class VariableNames : public ir::Visitor {
+public:
+    std::vector<std::string> names;
+
+private:
+    using ir::Visitor::visit;
+    void visit(const ir::Variable* op) override { names.push_back(op->name); }
+};
+
+}  // namespace
+
+bool EnclosingLets::binds(const std::string& name) const {
+    auto it = bindings_.find(name);
+    return it != bindings_.end() && !it->second.empty();
+}
+
+std::optional<ir::Expr> EnclosingLets::expanded(const ir::Expr& e) const {
+    ir::Expr result = e;
+    for (int depth = 0; depth < kMaxLetDepth; depth++) {
+        VariableNames reads;
+        reads.include(result);
+        std::map<std::string, ir::Expr> known;
+        for (const std::string& name : reads.names) {
+            auto it = bindings_.find(name);
+            if (it == bindings_.end() || it->second.empty()) continue;
+            if (it->second.size() > 1) return std::nullopt;
+            if (it->second.back().defined()) known[name] = it->second.back();
+        }
+        if (known.empty()) break;
+        result = ir::substitute(known, result);
+    }
+    return ir::simplify(result);
+}
+
+std::optional<int64_t> EnclosingLets::constant(const ir::Expr& e) const {
+    if (std::optional<int64_t> c = ir::as_const_int(e)) return c;
+    std::optional<ir::Expr> value = expanded(e);
+    return value ? ir::as_const_int(*value) : std::nullopt;
+}
+
+}  // namespace tessera::lowering
