@@ -30,7 +30,7 @@
 //   --small       small layers instead (37 x 9, 32 -> 16 and 48 -> 32 channels): a quick check that
 //                 every row runs and agrees, for the smoke test
 //   --nchw_tile=XxC     tessera_nchw's register tile, X columns by C output channels
-//   --nchwc_tile_x=X    tessera_nchwc's register tile, X columns of a channel block
+//   --nchwc_tile=XxB    tessera_nchwc's register tile, X columns by B blocks of channels
 //                 (both default to conv_pipelines.h's choice for this CPU)
 
 #include <chrono>
@@ -71,7 +71,8 @@ struct Options {
     // Tessera's register tiles; the defaults are those of conv_pipelines.h for this CPU.
     tessera_apps::RegisterTile nchw_tile =
         tessera_apps::default_nchw_tile(tessera::get_jit_target_from_environment());
-    int nchwc_tile_x = tessera_apps::default_nchwc_tile_x(tessera::get_jit_target_from_environment());
+    tessera_apps::RegisterTile nchwc_tile =
+        tessera_apps::default_nchwc_tile(tessera::get_jit_target_from_environment());
 };
 Options options;
 
@@ -98,14 +99,13 @@ void parse_options(int& argc, char** argv) {
             const auto tile = tessera_apps::parse_register_tile(arg.substr(std::strlen("--nchw_tile=")));
             if (!tile) fail("--nchw_tile must be columns x channels, such as 16x6, not '" + arg + "'");
             options.nchw_tile = *tile;
-        } else if (arg.rfind("--nchwc_tile_x=", 0) == 0) {
-            const auto tile =
-                tessera_apps::parse_register_tile(arg.substr(std::strlen("--nchwc_tile_x=")) + "x1");
-            if (!tile) fail("--nchwc_tile_x must be a positive number of columns, not '" + arg + "'");
-            options.nchwc_tile_x = tile->columns;
+        } else if (arg.rfind("--nchwc_tile=", 0) == 0) {
+            const auto tile = tessera_apps::parse_register_tile(arg.substr(std::strlen("--nchwc_tile=")));
+            if (!tile) fail("--nchwc_tile must be columns x channel blocks, such as 10x1, not '" + arg + "'");
+            options.nchwc_tile = *tile;
         } else {
             if (arg == "--help")
-                std::printf("%s options: --threads=T --small --nchw_tile=XxC --nchwc_tile_x=X\n", kProgram);
+                std::printf("%s options: --threads=T --small --nchw_tile=XxC --nchwc_tile=XxB\n", kProgram);
             argv[kept++] = argv[i];
         }
     }
@@ -175,7 +175,7 @@ std::unique_ptr<TesseraConv> tessera_nchw(Layer& layer) {
 std::unique_ptr<TesseraConv> tessera_nchwc(Layer& layer) {
     const ConvShape& s = layer.shape;
     auto conv = std::make_unique<TesseraConv>(tessera_apps::conv_nchwc_pipeline(s, kBlock));
-    tessera_apps::schedule_conv_nchwc(conv->p, options.nchwc_tile_x);
+    tessera_apps::schedule_conv_nchwc(conv->p, options.nchwc_tile);
     conv->p.input.set(tessera::Buffer<float>(
         layer.input_nchwc.data(), std::vector<int>{kBlock, s.width, s.height, s.in_channels / kBlock}));
     conv->p.weights.set(tessera::Buffer<float>(
@@ -354,7 +354,7 @@ void describe_run() {
         benchmark::AddCustomContext(std::string(layer.name) + "/shape", describe(layer.shape));
     benchmark::AddCustomContext("peak/isa", peak.isa);
     benchmark::AddCustomContext("tessera_nchw/tile", options.nchw_tile.to_string());
-    benchmark::AddCustomContext("tessera_nchwc/tile_x", std::to_string(options.nchwc_tile_x));
+    benchmark::AddCustomContext("tessera_nchwc/tile", options.nchwc_tile.to_string());
     benchmark::AddCustomContext("peak_gflops/" + threads, std::to_string(peak.gflops));
 #ifdef TESSERA_BENCHMARK_DNNL
     benchmark::AddCustomContext("onednn/version", tessera_apps::OneDnnConv::version());

@@ -1,5 +1,7 @@
 #include "conv_pipelines.h"
 
+#include <algorithm>
+
 namespace tessera_apps {
 
 using namespace tessera;
@@ -70,25 +72,38 @@ void schedule_conv_nchw(ConvPipeline& p, int tile_x, int tile_co) {
         p.padded.compute_root().vectorize(p.padded.args()[0], 8).parallel(p.padded.args()[2]);
 }
 
-void schedule_conv_nchwc(ConvPipeline& p, int tile_x) {
-    Var xo("xo"), xi("xi");
+void schedule_conv_nchwc(ConvPipeline& p, RegisterTile tile) {
+    Var xo("xo"), xi("xi"), coo("coo"), coi("coi");
     const Var cob = p.co_inner;
-    Func tile = cache_write(p.output, MemoryType::Register);
+    // Never more blocks than the layer has (a small layer may have a single one).
+    const int blocks = std::min(tile.rows, p.shape.out_channels / p.block);
+    Func accumulators = cache_write(p.output, MemoryType::Register);
     // The block's extent, a constant, so that the tile's size is one too.
     p.output.bound(cob, 0, p.block)
-        .split(p.x, xo, xi, tile_x, TailStrategy::ShiftInwards)
-        .reorder(cob, xi, xo, p.co, p.y)
+        .split(p.x, xo, xi, tile.columns, TailStrategy::ShiftInwards)
+        .split(p.co, coo, coi, blocks, TailStrategy::ShiftInwards)
+        .reorder(cob, xi, coi, xo, coo, p.y)
         .vectorize(cob, p.block)
         .unroll(xi)
+        .unroll(coi)
         .parallel(p.y);
-    tile.compute_at(p.output, xo).vectorize(cob, p.block).unroll(p.x, tile_x);
-    tile.update().reorder(cob, p.x, p.r.x, p.r.y, p.r.z, p.r.w).vectorize(cob, p.block).unroll(p.x, tile_x);
+    accumulators.compute_at(p.output, xo)
+        .vectorize(cob, p.block)
+        .unroll(p.x, tile.columns)
+        .unroll(p.co, blocks);
+    accumulators.update()
+        .reorder(cob, p.x, p.co, p.r.x, p.r.y, p.r.z, p.r.w)
+        .vectorize(cob, p.block)
+        .unroll(p.x, tile.columns)
+        .unroll(p.co, blocks);
     if (p.shape.pad > 0)
         p.padded.compute_root().vectorize(p.padded.args()[0], p.block).parallel(p.padded.args()[3]);
 }
 
 RegisterTile default_nchw_tile(const Target& target) { return {2 * target.natural_vector_size<float>(), 6}; }
 
-int default_nchwc_tile_x(const Target& target) { return target.natural_vector_size<float>() >= 16 ? 10 : 5; }
+RegisterTile default_nchwc_tile(const Target& target) {
+    return target.natural_vector_size<float>() >= 16 ? RegisterTile{10, 1} : RegisterTile{5, 1};
+}
 
 }  // namespace tessera_apps

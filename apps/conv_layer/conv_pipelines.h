@@ -61,14 +61,14 @@ void schedule_conv_nchw(ConvPipeline& p, int tile_x, int tile_co);
 // 32 x 6 on AVX-512 (the fastest of 32 x 6, 32 x 4, 16 x 12 and 16 x 8 on a Sapphire Rapids Xeon).
 RegisterTile default_nchw_tile(const tessera::Target& target);
 
-// The hand schedule of NCHWc: register tiles of a whole channel block (vectorized, B lanes) by
-// tile_x columns (unrolled), accumulated in registers as for NCHW; rows run in parallel, each
-// doing every channel block; the padded input is computed at the root. The width must be at least
-// tile_x. With blocks of 16, 5 columns (ten AVX2 accumulators) was the fastest of 2 to 8 on a
-// Zen 3; 6, which fills the registers as matmul's tile does, ran at half the speed on the 3x3 layer.
-void schedule_conv_nchwc(ConvPipeline& p, int tile_x);
-// The columns for a target: 5 where a block of 16 is two vectors (AVX2); 10 where it is one
-// (AVX-512), ten accumulators again, the fastest of 6 to 14 on a Sapphire Rapids Xeon.
-int default_nchwc_tile_x(const tessera::Target& target);
+// The hand schedule of NCHWc: register tiles of tile.columns columns (unrolled) by tile.rows blocks
+// of output channels (unrolled), each block vectorized (B lanes), accumulated in registers as for
+// NCHW; rows run in parallel, each doing every channel block; the padded input is computed at the
+// root. The width must be at least tile.columns. With blocks of 16, 5 columns by 1 block (ten AVX2
+// accumulators) was the fastest of 2 to 8 columns on a Zen 3; 6, which fills the registers as
+// matmul's tile does, ran at half the speed on the 3x3 layer.
+void schedule_conv_nchwc(ConvPipeline& p, RegisterTile tile);
+// The tile for a target: 5 x 1 where a block of 16 is two vectors (AVX2); TODO where it is one.
+RegisterTile default_nchwc_tile(const tessera::Target& target);
 
 }  // namespace tessera_apps
