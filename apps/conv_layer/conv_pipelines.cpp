@@ -103,7 +103,7 @@ void schedule_conv_nchwc(ConvPipeline& p, RegisterTile tile) {
 RegisterTile default_nchw_tile(const Target& target) { return {2 * target.natural_vector_size<float>(), 6}; }
 
 RegisterTile default_nchwc_tile(const Target& target) {
-    return target.natural_vector_size<float>() >= 16 ? RegisterTile{10, 1} : RegisterTile{5, 1};
+    return target.natural_vector_size<float>() >= 16 ? RegisterTile{8, 2} : RegisterTile{5, 1};
 }
 
 }  // namespace tessera_apps
