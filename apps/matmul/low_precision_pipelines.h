@@ -26,10 +26,10 @@ struct LowPrecisionGemm {
 LowPrecisionGemm gemm_u8s8_pipeline();
 LowPrecisionGemm gemm_bf16_pipeline();
 
-// B packed at the root (in parallel over ko), and the packed columns of each tile copied once more,
-// densely, before the tile's rows (cache_read); C in bands of rows, one per task, of register tiles
-// (two vectors of 32-bit lanes wide by default, register_tile.h) whose updates are the dot-product intrinsic
-// (vpdpbusd or vdpbf16ps where the CPU has them, the same arithmetic in vector code elsewhere);
+// B packed at the root (in parallel over ko), and for bf16 the packed columns of each tile copied
+// once more, densely, before the tile's rows (cache_read); C in bands of rows, one per task, of register
+// tiles (two vectors of 32-bit lanes wide by default, register_tile.h) whose updates are the dot-product
+// intrinsic (vpdpbusd or vdpbf16ps where the CPU has them, the same arithmetic in vector code elsewhere);
 // tiles cut short by the edges run the loops.
 void schedule_low_precision_gemm(
     LowPrecisionGemm& p, int row_tasks,
