@@ -347,6 +347,8 @@ std::vector<OutputImageParam> Func::output_buffers() const {
                                                           lowering::value_buffer(name(), i, values)));
             buffers.back()->is_output = true;
         }
+        // Code compiled before the buffers existed knows nothing of their requirements.
+        contents_->touch();
     }
     std::vector<OutputImageParam> result;
     for (const auto& b : buffers) result.emplace_back(b);

@@ -116,6 +116,7 @@ void set_buffer_constraint(ParameterContents& p, int dim, BufferField field, con
     }
     BufferConstraint& c = p.constraints.at(size_t(dim));
     (field == BufferField::Min ? c.min : field == BufferField::Extent ? c.extent : c.stride) = v;
+    p.constraints_version++;
 }
 
 Expr image_param_field(const std::shared_ptr<ParameterContents>& p, const char* field, int dim) {

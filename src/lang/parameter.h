@@ -30,6 +30,8 @@ struct ParameterContents {
     std::shared_ptr<BufferContents> buffer;
     // Of a buffer, one per dimension. Dimension 0 has stride 1 unless set otherwise, as in Halide.
     std::vector<BufferConstraint> constraints;
+    // Counts changes to the constraints, so that code compiled with older ones is compiled again.
+    uint64_t constraints_version = 0;
     // The buffer of a Func's output (Func::output_buffer), not an input of the pipeline.
     bool is_output = false;
 };

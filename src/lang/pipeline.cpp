@@ -53,6 +53,12 @@ std::shared_ptr<lang::CompiledPipeline> compile(
     for (const auto& f : lowering::pipeline_functions(outputs))
         compiled->signature.emplace_back(f, f->version);
     lowering::LoweredPipeline lowered = lowering::lower(outputs, "tessera_pipeline");
+    for (const auto& f : lowering::pipeline_functions(outputs))
+        for (const auto& buffer : f->output_buffers)
+            compiled->constraint_signature.emplace_back(buffer, buffer->constraints_version);
+    for (const lowering::PipelineArgument& a : lowered.arguments)
+        if (a.param && a.param->is_buffer)
+            compiled->constraint_signature.emplace_back(a.param, a.param->constraints_version);
     compiled->module = targets::jit_compile(lowered.function, target);
     compiled->target = target;
     compiled->arguments = std::move(lowered.arguments);
@@ -85,6 +91,10 @@ bool CompiledPipeline::is_current() const {
     for (const auto& [weak, version] : signature) {
         auto f = weak.lock();
         if (!f || f->version != version) return false;
+    }
+    for (const auto& [weak, version] : constraint_signature) {
+        auto p = weak.lock();
+        if (!p || p->constraints_version != version) return false;
     }
     // Code compiled for an input Buffer dense in dimension 0 would refuse a view of it that is not.
     for (const lowering::PipelineArgument& a : arguments) {

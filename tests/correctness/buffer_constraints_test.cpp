@@ -109,6 +109,30 @@ TEST_CASE("a buffer that does not meet a requirement is refused, naming it and t
     CHECK(short_error.find("requires 13 (dim(1).set_extent)") != std::string::npos);
 }
 
+TEST_CASE("a requirement set after the pipeline ran applies to the next run") {
+    Buffer<float> in = random_image(37, 13, 4);
+    Stencil s;
+    s.in.set(in);
+    Buffer<float> shifted(36, 13);
+    shifted.set_min(4, 0);
+    Buffer<float> in_shifted(37, 13);
+    in_shifted.set_min(4, 0);
+    in_shifted.for_each_element([&](int x, int y) { in_shifted(x, y) = in(x - 4, y); });
+    s.in.set(in_shifted);
+    CHECK(runtime_error_of([&] { s.out.realize(shifted); }).empty());
+
+    // On the output, through a buffer asked for only now, and on the input.
+    s.out.output_buffer().dim(0).set_min(0);
+    CHECK(runtime_error_of([&] { s.out.realize(shifted); }).find("requires 0 (dim(0).set_min)") !=
+          std::string::npos);
+    s.out.output_buffer().dim(0).set_min(Expr());
+    CHECK(runtime_error_of([&] { s.out.realize(shifted); }).empty());
+    s.in.dim(0).set_min(0);
+    CHECK(runtime_error_of([&] {
+              s.out.realize(shifted);
+          }).find("Input buffer in has min 4 in dimension 0") != std::string::npos);
+}
+
 TEST_CASE("a requirement may be an expression of Params, and an undefined one is removed") {
     Buffer<float> in = random_image(21, 9, 4);
     Stencil s;
