@@ -64,9 +64,10 @@ RegisterTile default_nchw_tile(const tessera::Target& target);
 // The hand schedule of NCHWc: register tiles of tile.columns columns (unrolled) by tile.rows blocks
 // of output channels (unrolled), each block vectorized (B lanes), accumulated in registers as for
 // NCHW; rows run in parallel, each doing every channel block; the padded input is computed at the
-// root. The width must be at least tile.columns. With blocks of 16, 5 columns by 1 block (ten AVX2
-// accumulators) was the fastest of 2 to 8 columns on a Zen 3; 6, which fills the registers as
-// matmul's tile does, ran at half the speed on the 3x3 layer.
+// root. The width must be at least tile.columns. With blocks of 16 on AVX2, 5 columns by 1 block
+// (ten accumulators) was the fastest of 2 to 8 columns on a Zen 3 when first measured; since
+// register tiles are indexed by constants, 6 x 1 measures about the same, and 3 x 2 or 4 x 2
+// (two loads of weights per step, and 4 x 2 more accumulators than registers) half as fast.
 void schedule_conv_nchwc(ConvPipeline& p, RegisterTile tile);
 // The tile for a target: 5 x 1 where a block of 16 is two vectors (AVX2); 8 x 2 where it is one
 // (AVX-512): sixteen accumulators, two loads of weights and eight broadcasts of the input per
