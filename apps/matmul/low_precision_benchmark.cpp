@@ -193,9 +193,17 @@ int main(int argc, char** argv) {
             options.sizes = parse_sizes(arg.substr(8));
         else if (arg.rfind("--naive_max_size=", 0) == 0)
             options.naive_max_size = std::stoi(arg.substr(17));
-        else if (arg.rfind("--tile=", 0) == 0 && tessera_apps::parse_register_tile(arg.substr(7)))
-            options.tile = *tessera_apps::parse_register_tile(arg.substr(7));
-        else
+        else if (arg.rfind("--tile=", 0) == 0) {
+            const auto tile = tessera_apps::parse_register_tile(arg.substr(7));
+            if (!tile) {
+                std::fprintf(
+                    stderr,
+                    "low_precision_benchmark: --tile must be columns x rows, such as 32x8, not '%s'\n",
+                    arg.substr(7).c_str());
+                return 2;
+            }
+            options.tile = *tile;
+        } else
             rest.push_back(argv[i]);
     }
     for (int n : options.sizes) {
