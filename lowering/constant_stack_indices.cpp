@@ -28,19 +28,34 @@ bool has_let(const ir::Expr& e) {
 class ConstantStackIndices : public ir::Mutator {
     using ir::Mutator::visit;
 
+    // Each binder's name is bound while its body is visited: a let's to its value, a loop's to
+    // nothing (it has no value to substitute), so that an inner binding is never read past.
     ir::Stmt visit(const ir::LetStmt* op) override {
-        lets_.push(op->name, op->value);
+        ir::Expr value = mutate(op->value);
+        lets_.push(op->name, value);
         ir::Stmt body = mutate(op->body);
         lets_.pop(op->name);
-        return body.same_as(op->body) ? handle_of(op) : ir::LetStmt::make(op->name, op->value, body);
+        if (value.same_as(op->value) && body.same_as(op->body)) return handle_of(op);
+        return ir::LetStmt::make(op->name, value, body);
+    }
+
+    ir::Expr visit(const ir::Let* op) override {
+        ir::Expr value = mutate(op->value);
+        lets_.push(op->name, value);
+        ir::Expr body = mutate(op->body);
+        lets_.pop(op->name);
+        if (value.same_as(op->value) && body.same_as(op->body)) return handle_of(op);
+        return ir::Let::make(op->name, value, body);
     }
 
     ir::Stmt visit(const ir::For* op) override {
+        ir::Expr min = mutate(op->min), extent = mutate(op->extent);
         lets_.push(op->name, ir::Expr());
         ir::Stmt body = mutate(op->body);
         lets_.pop(op->name);
-        if (body.same_as(op->body)) return handle_of(op);
-        return ir::For::make(op->name, op->min, op->extent, op->for_kind, body);
+        if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body))
+            return handle_of(op);
+        return ir::For::make(op->name, min, extent, op->for_kind, body);
     }
 
     ir::Stmt visit(const ir::Allocate* op) override {

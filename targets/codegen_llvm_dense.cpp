@@ -5,6 +5,7 @@
 // 16-wide tile. Power-of-two pieces map onto whole registers and promote cleanly.
 
 #include <bit>
+#include <numeric>
 #include <vector>
 
 #include "targets/codegen_llvm_class.h"
@@ -35,8 +36,9 @@ llvm::Value* concatenate(llvm::IRBuilder<>& builder, llvm::Value* a, llvm::Value
     std::vector<int> widen(na, -1);
     for (int i = 0; i < nb; i++) widen[i] = i;
     llvm::Value* wide_b = nb == na ? b : builder.CreateShuffleVector(b, widen);
+    // Lanes 0 .. na - 1 are a's; na onwards are wide_b's first lanes, which are b.
     std::vector<int> mask(na + nb);
-    for (int i = 0; i < na + nb; i++) mask[i] = i < na ? i : na + (i - na);
+    std::iota(mask.begin(), mask.end(), 0);
     return builder.CreateShuffleVector(a, wide_b, mask);
 }
 

@@ -101,7 +101,7 @@ void parse_options(int& argc, char** argv) {
             options.nchw_tile = *tile;
         } else if (arg.rfind("--nchwc_tile=", 0) == 0) {
             const auto tile = tessera_apps::parse_register_tile(arg.substr(std::strlen("--nchwc_tile=")));
-            if (!tile) fail("--nchwc_tile must be columns x channel blocks, such as 10x1, not '" + arg + "'");
+            if (!tile) fail("--nchwc_tile must be columns x channel blocks, such as 8x2, not '" + arg + "'");
             options.nchwc_tile = *tile;
         } else {
             if (arg == "--help")

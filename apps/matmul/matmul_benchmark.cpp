@@ -28,8 +28,9 @@
 //   --threads=T            threads for Tessera and OpenBLAS (default 1)
 //   --sizes=N,N,...        the sizes (default 512,1024,2048); each at least 16
 //   --naive_max_size=N     the largest size with a naive_cpp row (default 1024)
-//   --tile=CxR             Tessera's register tile, C columns by R rows (default: two vectors of
-//                          this CPU by 6, register_tile.h); sizes must be at least C and R
+//   --tile=CxR             Tessera's register tile, C columns by R rows (default register_tile.h's
+//                          for this CPU: 16x6 on AVX2, 32x8 on AVX-512); sizes must be at least C
+//                          and R
 
 #include <algorithm>
 #include <chrono>

@@ -50,12 +50,13 @@ std::shared_ptr<lang::CompiledPipeline> compile(
     const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs, const Target& target) {
     const auto start = std::chrono::steady_clock::now();
     auto compiled = std::make_shared<lang::CompiledPipeline>();
-    for (const auto& f : lowering::pipeline_functions(outputs))
+    const auto functions = lowering::pipeline_functions(outputs);
+    for (const auto& f : functions) {
         compiled->signature.emplace_back(f, f->version);
-    lowering::LoweredPipeline lowered = lowering::lower(outputs, "tessera_pipeline");
-    for (const auto& f : lowering::pipeline_functions(outputs))
         for (const auto& buffer : f->output_buffers)
             compiled->constraint_signature.emplace_back(buffer, buffer->constraints_version);
+    }
+    lowering::LoweredPipeline lowered = lowering::lower(outputs, "tessera_pipeline");
     for (const lowering::PipelineArgument& a : lowered.arguments)
         if (a.param && a.param->is_buffer)
             compiled->constraint_signature.emplace_back(a.param, a.param->constraints_version);
