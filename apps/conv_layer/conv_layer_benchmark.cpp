@@ -61,7 +61,6 @@ namespace {
 using tessera_apps::ConvShape;
 
 constexpr const char* kProgram = "conv_layer_benchmark";
-constexpr int kBlock = 16;  // NCHWc's channel block: two AVX2 vectors, one AVX-512 vector
 
 // --- Options ---
 
@@ -137,8 +136,8 @@ void make_layers() {
         layer.weights =
             tessera_apps::random_tensor(int64_t(s.out_channels) * s.in_channels * s.kernel * s.kernel, 2);
         layer.input_nchwc =
-            tessera_apps::nchw_to_nchwc(layer.input, s.in_channels, s.width, s.height, kBlock);
-        layer.weights_blocked = tessera_apps::oihw_to_blocked(layer.weights, s, kBlock);
+            tessera_apps::nchw_to_nchwc(layer.input, s.in_channels, s.width, s.height, s.block);
+        layer.weights_blocked = tessera_apps::oihw_to_blocked(layer.weights, s, s.block);
         layers.push_back(std::move(layer));
     }
 }
@@ -174,16 +173,16 @@ std::unique_ptr<TesseraConv> tessera_nchw(Layer& layer) {
 
 std::unique_ptr<TesseraConv> tessera_nchwc(Layer& layer) {
     const ConvShape& s = layer.shape;
-    auto conv = std::make_unique<TesseraConv>(tessera_apps::conv_nchwc_pipeline(s, kBlock));
+    auto conv = std::make_unique<TesseraConv>(tessera_apps::conv_nchwc_pipeline(s));
     tessera_apps::schedule_conv_nchwc(conv->p, options.nchwc_tile);
     conv->p.input.set(tessera::Buffer<float>(
-        layer.input_nchwc.data(), std::vector<int>{kBlock, s.width, s.height, s.in_channels / kBlock}));
+        layer.input_nchwc.data(), std::vector<int>{s.block, s.width, s.height, s.in_channels / s.block}));
     conv->p.weights.set(tessera::Buffer<float>(
-        layer.weights_blocked.data(), std::vector<int>{kBlock, kBlock, s.kernel, s.kernel,
-                                                       s.in_channels / kBlock, s.out_channels / kBlock}));
+        layer.weights_blocked.data(), std::vector<int>{s.block, s.block, s.kernel, s.kernel,
+                                                       s.in_channels / s.block, s.out_channels / s.block}));
     conv->output_data.resize(size_t(s.out_channels) * s.height * s.width);
     conv->output = tessera::Buffer<float>(
-        conv->output_data.data(), std::vector<int>{kBlock, s.width, s.height, s.out_channels / kBlock});
+        conv->output_data.data(), std::vector<int>{s.block, s.width, s.height, s.out_channels / s.block});
     return conv;
 }
 
@@ -275,7 +274,7 @@ void check_layer(Layer& layer) {
     nchwc_convs.push_back(checked(
         layer, "tessera_nchwc", 0, [&] { return compiled(tessera_nchwc(layer), "tessera_nchwc"); },
         [&](TesseraConv& c) {
-            return tessera_apps::nchwc_to_nchw(c.output_data, s.out_channels, s.width, s.height, kBlock);
+            return tessera_apps::nchwc_to_nchw(c.output_data, s.out_channels, s.width, s.height, s.block);
         }));
     layer.expected = {};
 }

@@ -18,6 +18,11 @@ Func zero_padded(const ImageParam& input, int x_dim, int pad) {
     return BoundaryConditions::constant_exterior(input, 0.0f, bounds);
 }
 
+// The reduction of conv_pipelines.h's chain: a block of input channels innermost.
+RDom channel_blocks_outermost(const ConvShape& s) {
+    return RDom(0, s.block, 0, s.kernel, 0, s.kernel, 0, s.in_channels / s.block, "r");
+}
+
 }  // namespace
 
 ConvPipeline conv_nchw_pipeline(const ConvShape& s) {
@@ -28,8 +33,9 @@ ConvPipeline conv_nchw_pipeline(const ConvShape& s) {
     p.padded = zero_padded(p.input, 0, s.pad);
     p.output = Func("output");
     p.x = Var("x"), p.y = Var("y"), p.co = Var("co");
-    p.r = RDom(0, s.kernel, 0, s.kernel, 0, s.in_channels, "r");
-    const RVar kx = p.r.x, ky = p.r.y, ci = p.r.z;
+    p.r = channel_blocks_outermost(s);
+    const RVar ci_inner = p.r.x, kx = p.r.y, ky = p.r.z, ci_outer = p.r.w;
+    const Expr ci = ci_outer * s.block + ci_inner;
     p.output(p.x, p.y, p.co) = 0.0f;
     p.output(p.x, p.y, p.co) =
         fma(p.weights(kx, ky, ci, p.co), p.padded(p.x + kx - s.pad, p.y + ky - s.pad, ci),
@@ -37,24 +43,29 @@ ConvPipeline conv_nchw_pipeline(const ConvShape& s) {
     return p;
 }
 
-ConvPipeline conv_nchwc_pipeline(const ConvShape& s, int block) {
+ConvPipeline conv_nchwc_pipeline(const ConvShape& s) {
     ConvPipeline p;
     p.shape = s;
-    p.block = block;
     p.input = ImageParam(Float(32), 4, "input");
     p.weights = ImageParam(Float(32), 6, "weights");
+    // Dense blocks, so that the kernel's addresses are constant offsets.
+    p.input.dim(1).set_stride(s.block);
+    const int weight_extents[] = {s.block, s.block, s.kernel, s.kernel, s.in_channels / s.block};
+    for (int d = 1, stride = s.block; d < 6; d++) {
+        p.weights.dim(d).set_stride(stride);
+        if (d < 5) stride *= weight_extents[d];
+    }
     p.padded = zero_padded(p.input, 1, s.pad);
     p.output = Func("output");
     p.co_inner = Var("co_inner"), p.x = Var("x"), p.y = Var("y"), p.co = Var("co");
-    // kx innermost and the channels outermost, the inner channel before the outer: the order of
-    // the NCHW chain, ci = ci_outer * block + ci_inner.
-    p.r = RDom(0, s.kernel, 0, s.kernel, 0, block, 0, s.in_channels / block, "r");
-    const RVar kx = p.r.x, ky = p.r.y, ci_inner = p.r.z, ci_outer = p.r.w;
+    p.r = channel_blocks_outermost(s);
+    const RVar ci_inner = p.r.x, kx = p.r.y, ky = p.r.z, ci_outer = p.r.w;
     const Var cob = p.co_inner;
     p.output(cob, p.x, p.y, p.co) = 0.0f;
     p.output(cob, p.x, p.y, p.co) =
         fma(p.weights(cob, ci_inner, kx, ky, ci_outer, p.co),
             p.padded(ci_inner, p.x + kx - s.pad, p.y + ky - s.pad, ci_outer), p.output(cob, p.x, p.y, p.co));
+    p.output.output_buffer().dim(1).set_stride(s.block);
     return p;
 }
 
@@ -67,7 +78,7 @@ void schedule_conv_nchw(ConvPipeline& p, int tile_x, int tile_co) {
         .unroll(coi)
         .parallel(p.y);
     tile.compute_at(p.output, xo).vectorize(p.x, tile_x).unroll(p.co, tile_co);
-    tile.update().reorder(p.x, p.co, p.r.x, p.r.y, p.r.z).vectorize(p.x, tile_x).unroll(p.co, tile_co);
+    tile.update().reorder(p.x, p.co, p.r.x, p.r.y, p.r.z, p.r.w).vectorize(p.x, tile_x).unroll(p.co, tile_co);
     if (p.shape.pad > 0)
         p.padded.compute_root().vectorize(p.padded.args()[0], 8).parallel(p.padded.args()[2]);
 }
@@ -76,34 +87,37 @@ void schedule_conv_nchwc(ConvPipeline& p, RegisterTile tile) {
     Var xo("xo"), xi("xi"), coo("coo"), coi("coi");
     const Var cob = p.co_inner;
     // Never more blocks than the layer has (a small layer may have a single one).
-    const int blocks = std::min(tile.rows, p.shape.out_channels / p.block);
+    const int blocks = std::min(tile.rows, p.shape.out_channels / p.shape.block);
     Func accumulators = cache_write(p.output, MemoryType::Register);
     // The block's extent, a constant, so that the tile's size is one too.
-    p.output.bound(cob, 0, p.block)
+    p.output.bound(cob, 0, p.shape.block)
         .split(p.x, xo, xi, tile.columns, TailStrategy::ShiftInwards)
         .split(p.co, coo, coi, blocks, TailStrategy::ShiftInwards)
         .reorder(cob, xi, coi, xo, coo, p.y)
-        .vectorize(cob, p.block)
+        .vectorize(cob, p.shape.block)
         .unroll(xi)
         .unroll(coi)
         .parallel(p.y);
     accumulators.compute_at(p.output, xo)
-        .vectorize(cob, p.block)
+        .vectorize(cob, p.shape.block)
         .unroll(p.x, tile.columns)
         .unroll(p.co, blocks);
+    // The block of input channels unrolled: its steps read the same pixels and weights at
+    // constant offsets.
     accumulators.update()
         .reorder(cob, p.x, p.co, p.r.x, p.r.y, p.r.z, p.r.w)
-        .vectorize(cob, p.block)
+        .vectorize(cob, p.shape.block)
         .unroll(p.x, tile.columns)
-        .unroll(p.co, blocks);
+        .unroll(p.co, blocks)
+        .unroll(p.r.x);
     if (p.shape.pad > 0)
-        p.padded.compute_root().vectorize(p.padded.args()[0], p.block).parallel(p.padded.args()[3]);
+        p.padded.compute_root().vectorize(p.padded.args()[0], p.shape.block).parallel(p.padded.args()[3]);
 }
 
 RegisterTile default_nchw_tile(const Target& target) { return {2 * target.natural_vector_size<float>(), 6}; }
 
 RegisterTile default_nchwc_tile(const Target& target) {
-    return target.natural_vector_size<float>() >= 16 ? RegisterTile{8, 2} : RegisterTile{5, 1};
+    return target.natural_vector_size<float>() >= 16 ? RegisterTile{8, 2} : RegisterTile{4, 1};
 }
 
 }  // namespace tessera_apps

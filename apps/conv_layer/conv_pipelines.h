@@ -6,16 +6,19 @@
 //           cb = ci % B, weights(cob, cib, kx, ky, ci / B, co / B), output(cob, x, y, co / B)
 //
 // (Halide's order of dimensions, the first the contiguous one; the batch dimension, of extent 1,
-// is left out.) Both compute, for every output point, the same chain of fused multiply-adds:
+// is left out.) Both compute, for every output point, the same chain of fused multiply-adds, the
+// input channels in blocks of B (the shape's block), a block innermost:
 //
 //   acc = 0
-//   for ci in 0 .. Cin - 1:  for ky in 0 .. K - 1:  for kx in 0 .. K - 1:
+//   for cb in 0 .. Cin / B - 1:  for ky in 0 .. K - 1:  for kx in 0 .. K - 1:  for c in 0 .. B - 1:
+//       ci = cb * B + c
 //       acc = fma(weights[co][ci][ky][kx], input[ci][y + ky - pad][x + kx - pad], acc)
 //
 // with the input read as zero outside its bounds, so that both give the same bits as a plain C++
-// loop in that order, and as each other. The padding is a boundary condition on the input
-// (constant_exterior), computed into a padded copy as part of the pipeline, so that the pipeline
-// takes the same unpadded input as any other convolution.
+// loop in that order, and as each other. It is the order of a blocked kernel: its innermost steps
+// read the B channels of one NCHWc input pixel and B consecutive rows of the blocked weights. The padding is
+// a boundary condition on the input (constant_exterior), computed into a padded copy as part of the pipeline,
+// so that the pipeline takes the same unpadded input as any other convolution.
 //
 // The definitions and their schedules are apart: a conv_*_pipeline() function defines, a
 // schedule_* function schedules what it returns.
@@ -31,22 +34,25 @@ struct ConvShape {
     int in_channels = 0, out_channels = 0;
     int kernel = 1;  // K x K
     int pad = 0;     // zeros on every side; (K - 1) / 2 keeps the size
+    // NCHWc's channel block, and the block of input channels in the chain above in both layouts;
+    // the channel counts must be multiples of it. 16: two AVX2 vectors, one AVX-512 vector.
+    int block = 16;
     double flops() const { return 2.0 * in_channels * out_channels * kernel * kernel * width * height; }
 };
 
 struct ConvPipeline {
     ConvShape shape;
-    int block = 0;  // the channel block of NCHWc; 0 for NCHW
     tessera::ImageParam input, weights;
     tessera::Func padded;  // the input, zero outside its bounds; the input itself when pad is 0
     tessera::Func output;
     tessera::Var co_inner, x, y, co;  // co_inner is NCHWc's channel in its block; NCHW has none
-    tessera::RDom r;                  // NCHW: (kx, ky, ci); NCHWc: (kx, ky, ci_inner, ci_outer)
+    tessera::RDom r;                  // (ci_inner, kx, ky, ci_outer), ci = ci_outer * block + ci_inner
 };
 
 ConvPipeline conv_nchw_pipeline(const ConvShape& shape);
-// The channel counts must be multiples of block.
-ConvPipeline conv_nchwc_pipeline(const ConvShape& shape, int block);
+// The blocks are dense: the input's and the output's pixels are shape.block floats apart, and the
+// weights' dimensions are packed in their order, as the layouts above have them.
+ConvPipeline conv_nchwc_pipeline(const ConvShape& shape);
 
 // The hand schedule of NCHW. The output is cut into register tiles of tile_x columns (vectorized)
 // by tile_co output channels (unrolled), each accumulated by cache_write in registers over the
@@ -63,16 +69,19 @@ RegisterTile default_nchw_tile(const tessera::Target& target);
 
 // The hand schedule of NCHWc: register tiles of tile.columns columns (unrolled) by tile.rows blocks
 // of output channels (unrolled), each block vectorized (B lanes), accumulated in registers as for
-// NCHW; rows run in parallel, each doing every channel block; the padded input is computed at the
-// root. The width must be at least tile.columns. With blocks of 16 on AVX2, 5 columns by 1 block
-// (ten accumulators) was the fastest of 2 to 8 columns on a Zen 3 when first measured; since
-// register tiles are indexed by constants, 6 x 1 measures about the same, and 3 x 2 or 4 x 2
-// (two loads of weights per step, and 4 x 2 more accumulators than registers) half as fast.
+// NCHW; the block of input channels, innermost in the chain, is unrolled, so that the kernel reads
+// the input and the weights at constant offsets from a few pointers, as a hand-written blocked
+// kernel does; rows run in parallel, each doing every channel block; the padded input is computed
+// at the root. The width must be at least tile.columns.
 void schedule_conv_nchwc(ConvPipeline& p, RegisterTile tile);
-// The tile for a target: 5 x 1 where a block of 16 is two vectors (AVX2); 8 x 2 where it is one
-// (AVX-512): sixteen accumulators, two loads of weights and eight broadcasts of the input per
-// sixteen FMAs. On a Sapphire Rapids Xeon 8 x 2 was the fastest overall of 10 x 1, 14 x 1, 6 x 4,
-// 7 x 4, 4 x 4, 8 x 2, 12 x 2 and 14 x 2 (6 x 4 was faster on the 3x3 layer on one thread).
+// The tile for a target: 4 x 1 where a block of 16 is two vectors (AVX2): eight accumulators, and
+// a width that divides 56, 28 and 14, ResNet-50's, so that no tile overlaps another; on a Zen CPU
+// it was a little faster than 6 x 1 (twelve accumulators, one tile in ten recomputed at 56) and
+// 5 x 1, and 3 x 2, 2 x 3, 7 x 1 and 8 x 1 were half as fast (more registers than AVX2 has).
+// 8 x 2 where a block is one vector (AVX-512): sixteen accumulators, two loads of weights and eight
+// broadcasts of the input per sixteen FMAs; on a Sapphire Rapids Xeon it was the fastest overall
+// of 10 x 1, 14 x 1, 6 x 4, 7 x 4, 4 x 4, 8 x 2, 12 x 2 and 14 x 2 (measured before the input
+// channels were unrolled).
 RegisterTile default_nchwc_tile(const tessera::Target& target);
 
 }  // namespace tessera_apps

@@ -22,16 +22,17 @@ std::vector<float> zero_padded(const ConvShape& s, const std::vector<float>& inp
                                               float* output) {
     const int w = s.width, h = s.height, k = s.kernel, pw = s.width + 2 * s.pad, ph = s.height + 2 * s.pad;
     for (int co = 0; co < s.out_channels; co++)
-        for (int ci = 0; ci < s.in_channels; ci++)
+        for (int ci_outer = 0; ci_outer < s.in_channels / s.block; ci_outer++)
             for (int ky = 0; ky < k; ky++)
-                for (int kx = 0; kx < k; kx++) {
-                    const float wv = weights[((size_t(co) * s.in_channels + ci) * k + ky) * k + kx];
-                    for (int y = 0; y < h; y++) {
-                        const float* in = padded + (size_t(ci) * ph + y + ky) * pw + kx;
-                        float* out = output + (size_t(co) * h + y) * w;
-                        for (int x = 0; x < w; x++) out[x] = std::fma(wv, in[x], out[x]);
+                for (int kx = 0; kx < k; kx++)
+                    for (int ci = ci_outer * s.block; ci < (ci_outer + 1) * s.block; ci++) {
+                        const float wv = weights[((size_t(co) * s.in_channels + ci) * k + ky) * k + kx];
+                        for (int y = 0; y < h; y++) {
+                            const float* in = padded + (size_t(ci) * ph + y + ky) * pw + kx;
+                            float* out = output + (size_t(co) * h + y) * w;
+                            for (int x = 0; x < w; x++) out[x] = std::fma(wv, in[x], out[x]);
+                        }
                     }
-                }
 }
 
 __attribute__((target("avx2,fma"))) void conv_loops_fma(const ConvShape& s, const float* padded,

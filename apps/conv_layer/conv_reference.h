@@ -15,7 +15,7 @@ std::vector<float> random_tensor(int64_t size, unsigned seed);
 
 // output[co][y][x], for input[ci][y][x] and weights[co][ci][ky][kx] (NCHW and OIHW, batch 1),
 // each element the chain of std::fma documented in conv_pipelines.h, in that order, the padding
-// read as zeros. Loops co, ci, ky, kx, then y and x over a zero-padded copy of the input, so that
+// read as zeros. Loops co, ci / B, ky, kx, ci % B, then y and x over a zero-padded copy of the input, so that
 // the innermost loop is dense; compiled for AVX2 and FMA where the CPU has them (GCC then
 // vectorizes it), which gives the same bits as without.
 void naive_conv(const ConvShape& shape, const std::vector<float>& input, const std::vector<float>& weights,
