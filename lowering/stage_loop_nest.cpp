@@ -1,5 +1,6 @@
 #include "lowering/stage_loop_nest.h"
 
+#include <algorithm>
 #include <map>
 
 #include "ir/ir_util.h"
@@ -44,6 +45,14 @@ ir::Stmt stage_body(const lang::FunctionContents& f, const lang::Definition& d,
         body = ir::IfThenElse::make(ir::substitute(renames, d.rdom->predicate), body);
     }
     return body;
+}
+
+// Whether the schedule tensorized the loop of dim; the loop is then marked as such, so that the
+// tensorize pass replaces this definition's loop and not a loop of the same name that another
+// definition of the stage (a specialization, or the general case) builds.
+bool is_tensorized(const schedule::StageSchedule& s, const std::string& dim) {
+    return std::any_of(s.tensorized.begin(), s.tensorized.end(),
+                       [&](const schedule::Tensorized& t) { return t.var == dim; });
 }
 
 std::vector<std::string> pure_vars_of(const lang::Definition& d) {
@@ -96,7 +105,8 @@ public:
             // Constant extents go into the loop itself, where unrolling and vectorization need them.
             Expr constant = ir::simplify(ir::substitute(known, extent));
             if (ir::as_const_int(constant)) extent = constant;
-            body = ir::For::make(loop, ir::int_var(dim_loop_min(f.name, stage, d.var)), extent, d.kind, body);
+            const ir::ForKind kind = is_tensorized(sched, d.var) ? ir::ForKind::Tensorized : d.kind;
+            body = ir::For::make(loop, ir::int_var(dim_loop_min(f.name, stage, d.var)), extent, kind, body);
         }
         for (auto it = extents.rbegin(); it != extents.rend(); ++it)
             body = ir::LetStmt::make(it->first, it->second, body);

@@ -26,13 +26,24 @@ void collect(const std::string& func, int stage, const lang::Definition& d,
         const std::string stage_name =
             stage == 0 ? func : func + ".update(" + std::to_string(stage - 1) + ")";
         const std::string where = stage_name + ".tensorize(" + t.var + ", " + t.intrinsic->name + ")";
-        const bool still_a_loop = std::any_of(d.schedule.dims.begin(), d.schedule.dims.end(),
-                                              [&](const schedule::Dim& dim) { return dim.var == t.var; });
-        TESSERA_USER_CHECK(still_a_loop)
+        auto dim = std::find_if(d.schedule.dims.begin(), d.schedule.dims.end(),
+                                [&](const schedule::Dim& dim) { return dim.var == t.var; });
+        TESSERA_USER_CHECK(dim != d.schedule.dims.end())
             << where << ": there is no loop " << t.var
             << " to tensorize; a loop split after tensorize() is no longer one loop. "
                "Tensorize after the splits, naming a loop they made.";
-        loops[loop_var(func, stage, t.var)] = {t.intrinsic, where};
+        TESSERA_USER_CHECK(dim->kind != ir::ForKind::Parallel)
+            << where << ": the loop " << t.var << " is parallel, but the tensor intrinsic "
+            << t.intrinsic->name
+            << " runs the loops from the tensorized one inwards as one call; parallelize a loop outside it.";
+        // The general definition and its specializations build loops of the same names.
+        const std::string loop = loop_var(func, stage, t.var);
+        auto [it, inserted] = loops.try_emplace(loop, TensorizedLoop{t.intrinsic, where});
+        TESSERA_USER_CHECK(inserted || it->second.intrinsic->name == t.intrinsic->name)
+            << where << ": " << it->second.where
+            << " tensorizes the loop of the same name in another specialization of the stage, with another "
+               "intrinsic; give the loop another name in one of them (rename("
+            << t.var << ", ...)).";
     }
     for (const lang::Specialization& s : d.specializations) {
         if (s.definition) collect(func, stage, *s.definition, loops);
@@ -46,15 +57,18 @@ public:
 protected:
     using ir::Mutator::visit;
     ir::Stmt visit(const ir::For* op) override {
+        if (op->for_kind != ir::ForKind::Tensorized) return ir::Mutator::visit(op);
         auto it = loops_.find(op->name);
-        if (it == loops_.end()) return ir::Mutator::visit(op);
+        TESSERA_INTERNAL_CHECK(it != loops_.end()) << "no intrinsic for the tensorized loop " << op->name;
         const lang::TensorIntrinsicContents& intrinsic = *it->second.intrinsic;
         TensorMatch match = match_tensor_intrinsic(op, intrinsic, it->second.where);
         const std::string unique = intrinsic.name + "." + std::to_string(count_++);
         TensorKernel kernel = tensor_kernel(intrinsic, match.binding, unique);
         Expr whole = ir::simplify(match.whole_tile && kernel.precondition);
         if (ir::is_const_one(whole)) return kernel.body;
-        return ir::IfThenElse::make(whole, kernel.body, ir::handle_of(op));
+        // The tiles that are not whole run the loop, serially.
+        ir::Stmt loops = ir::For::make(op->name, op->min, op->extent, ir::ForKind::Serial, op->body);
+        return ir::IfThenElse::make(whole, kernel.body, loops);
     }
 
 private:

@@ -66,7 +66,9 @@ struct ProducerConsumer : StmtNodeOf<ProducerConsumer, IRKind::ProducerConsumer>
     static Stmt make(const std::string& name, bool is_producer, Stmt body);
 };
 
-enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled };
+// Tensorized: a loop that a schedule tensorized, replaced with its nest by the tensorize pass (or run
+// as a serial loop where the tile is not whole); no other pass sees one.
+enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, Tensorized };
 const char* for_kind_name(ForKind k);
 
 struct For : StmtNodeOf<For, IRKind::For> {

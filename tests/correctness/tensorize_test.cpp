@@ -117,6 +117,74 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("a tensorize in a specialization leaves the general definition's loop of that name alone") {
+    std::mt19937 rng(12);
+    FloatMatmul m;
+    // Tiles of 16 x 6 where the width is a multiple of 16; elsewhere the default loops, whose k loop
+    // has the tensorized loop's name but holds one point.
+    Stage update = m.c.update();
+    Stage tiled = update.specialize(m.c.output_buffer().dim(0).extent() % 16 == 0);
+    tiled.tile(m.x, m.y, m.xi, m.yi, 16, 6)
+        .reorder(m.xi, m.yi, m.k, m.x, m.y)
+        .tensorize(m.k, intrinsics::fma_f32(16, 6));
+    for (int width : {48, 45}) {
+        CAPTURE(width);
+        const int height = 13, depth = 7;
+        Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
+        Buffer<float> b = random_matrix<float>(width, depth, rng, -1, 1);
+        m.a.set(a);
+        m.b.set(b);
+        Buffer<float> out = m.c.realize({width, height});
+        int differences = 0;
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++) {
+                float sum = 0.0f;
+                for (int k = 0; k < depth; k++) sum = std::fma(a(k, y), b(x, k), sum);
+                differences += out(x, y) != sum;
+            }
+        CHECK(differences == 0);
+    }
+    // The kernel is in the specialized branch only: one call, for the whole tiles.
+    const std::string text = lowered(m.c, {m.a, m.b});
+    CHECK(contains(text, "fma_f32_16x6.0.acc"));
+    CHECK(!contains(text, "fma_f32_16x6.1.acc"));
+}
+
+TEST_CASE("a specialization renames its reduction loop to tensorize it with another intrinsic") {
+    std::mt19937 rng(13);
+    FloatMatmul m;
+    RVar k32("k32");
+    Stage update = m.c.update();
+    update.specialize(m.c.output_buffer().dim(0).extent() % 32 == 0)
+        .tile(m.x, m.y, m.xi, m.yi, 32, 6)
+        .rename(m.k, k32)
+        .reorder(m.xi, m.yi, k32, m.x, m.y)
+        .tensorize(k32, intrinsics::fma_f32(32, 6));
+    update.tile(m.x, m.y, m.xi, m.yi, 16, 6)
+        .reorder(m.xi, m.yi, m.k, m.x, m.y)
+        .tensorize(m.k, intrinsics::fma_f32(16, 6));
+    for (int width : {64, 40}) {
+        CAPTURE(width);
+        const int height = 13, depth = 9;
+        Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
+        Buffer<float> b = random_matrix<float>(width, depth, rng, -1, 1);
+        m.a.set(a);
+        m.b.set(b);
+        Buffer<float> out = m.c.realize({width, height});
+        int differences = 0;
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++) {
+                float sum = 0.0f;
+                for (int k = 0; k < depth; k++) sum = std::fma(a(k, y), b(x, k), sum);
+                differences += out(x, y) != sum;
+            }
+        CHECK(differences == 0);
+    }
+    const std::string text = lowered(m.c, {m.a, m.b});
+    CHECK(contains(text, "fma_f32_32x6.0.acc"));
+    CHECK(contains(text, "fma_f32_16x6.1.acc"));
+}
+
 TEST_CASE("the operands of the product in fma may come in either order") {
     std::mt19937 rng(16);
     const int width = 33, height = 20, depth = 9;  // whole tiles of 16 x 6 and 6 x 16, and ragged ones

@@ -97,6 +97,40 @@ TEST_CASE("a parallel loop inside the tensorized one is refused") {
     CHECK(contains(e, "parallelize a loop outside it"));
 }
 
+TEST_CASE("the tensorized loop itself may not be parallel") {
+    ImageParam a(Float(32), 1, "a");
+    Var i("i"), x("x"), xo("xo"), xi("xi");
+    Func scaled("scaled");
+    scaled(i) = a(i) * 2.0f;
+    scaled.bound(i, 0, 8);
+    const TensorIntrinsic scale = TensorIntrinsic::extern_function(
+        "scale", scaled, {a}, reinterpret_cast<const void*>(&tessera_test_unused));
+    ImageParam in(Float(32), 1, "in");
+    Buffer<float> values(32);
+    in.set(values);
+    Func out("out");
+    out(x) = in(x)*2.0f;
+    out.split(x, xo, xi, 8).parallel(xi).tensorize(xi, scale);
+    const std::string e = compile_error_of(out, {32});
+    CHECK(contains(e, "out.tensorize(x.xi, scale): the loop x.xi is parallel"));
+    CHECK(contains(e, "parallelize a loop outside it"));
+}
+
+TEST_CASE("two intrinsics for loops of one name in a stage's specializations are refused") {
+    Matmul m;
+    Stage update = m.c.update();
+    update.specialize(m.c.output_buffer().dim(0).extent() % 32 == 0)
+        .tile(m.x, m.y, m.xi, m.yi, 32, 6)
+        .reorder(m.xi, m.yi, m.k, m.x, m.y)
+        .tensorize(m.k, intrinsics::fma_f32(32, 6));
+    update.tile(m.x, m.y, m.xi, m.yi, 16, 6)
+        .reorder(m.xi, m.yi, m.k, m.x, m.y)
+        .tensorize(m.k, intrinsics::fma_f32(16, 6));
+    const std::string e = compile_error_of(m.c, {40, 30});
+    CHECK(contains(e, "tensorizes the loop of the same name in another specialization of the stage"));
+    CHECK(contains(e, "rename(k.x, ...)"));
+}
+
 TEST_CASE("a tensorized loop split afterwards is no longer there to tensorize") {
     Matmul m;
     RVar ko("ko"), ki("ki");
