@@ -29,7 +29,8 @@ class ConstantStackIndices : public ir::Mutator {
     using ir::Mutator::visit;
 
     // Each binder's name is bound while its body is visited: a let's to its value, a loop's to
-    // nothing (it has no value to substitute), so that an inner binding is never read past.
+    // nothing (it has no value to substitute) unless it runs once, so that an inner binding is
+    // never read past.
     ir::Stmt visit(const ir::LetStmt* op) override {
         ir::Expr value = mutate(op->value);
         lets_.push(op->name, value);
@@ -50,7 +51,10 @@ class ConstantStackIndices : public ir::Mutator {
 
     ir::Stmt visit(const ir::For* op) override {
         ir::Expr min = mutate(op->min), extent = mutate(op->extent);
-        lets_.push(op->name, ir::Expr());
+        // A loop of one iteration (its extent a difference of lets that cancel, say a tile's row
+        // of extent max - min + 1) has its variable at its min.
+        const bool one_iteration = lets_.constant(extent) == 1;
+        lets_.push(op->name, one_iteration ? min : ir::Expr());
         ir::Stmt body = mutate(op->body);
         lets_.pop(op->name);
         if (min.same_as(op->min) && extent.same_as(op->extent) && body.same_as(op->body))

@@ -23,6 +23,22 @@ std::string lowered_text(Func& f) {
     return scratch_files::read_file(path);
 }
 
+// The indices of every load and store of `tile` in the lowered statement of `out`.
+std::vector<std::string> tile_indices(Func& out, const Func& tile) {
+    const std::string text = lowered_text(out);
+    std::string name;  // the tile's name, its $ escaped
+    for (char ch : tile.name())
+        name += std::isalnum(static_cast<unsigned char>(ch)) ? std::string(1, ch) : std::string("\\") + ch;
+    const std::regex access(name + R"(\[([^\]]*)\])");
+    std::vector<std::string> indices;
+    for (auto it = std::sregex_iterator(text.begin(), text.end(), access); it != std::sregex_iterator();
+         ++it) {
+        const std::string index = (*it)[1];
+        if (index.find("float32") == std::string::npos) indices.push_back(index);  // not the allocation
+    }
+    return indices;
+}
+
 }  // namespace
 
 TEST_CASE("a producer computed per tile gives the same bits in every memory type") {
@@ -111,18 +127,42 @@ TEST_CASE("a register tile unrolled in two dimensions is indexed by constants, a
         for (int k = 0; k < taps; k++) expected = std::fma(in(cc, xx + k), weights(cc, k, bb), expected);
         CHECK_MESSAGE(result(cc, xx, bb) == expected, "at (" << cc << ", " << xx << ", " << bb << ")");
     });
-    const std::string text = lowered_text(out);
-    std::string name;  // the tile's name, its $ escaped
-    for (char ch : tile.name())
-        name += std::isalnum(static_cast<unsigned char>(ch)) ? std::string(1, ch) : std::string("\\") + ch;
-    const std::regex access(name + R"(\[([^\]]*)\])");
-    int accesses = 0;
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), access); it != std::sregex_iterator();
-         ++it) {
-        const std::string index = (*it)[1];
-        if (index.find("float32") != std::string::npos) continue;  // the allocation
-        accesses++;
+    const std::vector<std::string> indices = tile_indices(out, tile);
+    for (const std::string& index : indices)
         CHECK_MESSAGE(std::regex_match(index, std::regex(R"(ramp\([0-9]+, 1, 8\))")), "index " << index);
-    }
-    CHECK(accesses >= 3 * 2 * 3);  // initialized, updated and read for each of the 6 vectors
+    CHECK(indices.size() >= 3 * 2 * 3);  // initialized, updated and read for each of the 6 vectors
+}
+
+TEST_CASE("a register tile inside a strip of rows is indexed by constants, its row loop of one iteration") {
+    // As above, one row at a time, rows in strips of 4 (ShiftInwards): the tile's row loop runs
+    // once, its extent a difference of two lets that cancel only once substituted.
+    const int channels = 8, width = 11, height = 7, taps = 3;
+    Buffer<float> in(channels, width + taps, height), weights(channels, taps);
+    in.for_each_element([&](int c, int x, int y) { in(c, x, y) = float((c * 7 + x * 3 + y) % 11) - 5.0f; });
+    weights.for_each_element([&](int c, int r) { weights(c, r) = float((c + r * 5) % 7) - 3.0f; });
+    Func out("out");
+    Var c("c"), x("x"), y("y"), xo("xo"), xi("xi"), yo("yo"), yi("yi");
+    RDom r(0, taps, "r");
+    out(c, x, y) = 0.0f;
+    out(c, x, y) = fma(in(c, x + r, y), weights(c, r), out(c, x, y));
+    Func tile = cache_write(out, MemoryType::Register);
+    out.bound(c, 0, channels)
+        .split(y, yo, yi, 4, TailStrategy::ShiftInwards)
+        .split(x, xo, xi, 3, TailStrategy::ShiftInwards)
+        .reorder(c, xi, xo, yi, yo)
+        .vectorize(c)
+        .unroll(xi);
+    tile.compute_at(out, xo).vectorize(c, channels).unroll(x, 3);
+    tile.update().reorder(c, x, r).vectorize(c, channels).unroll(x, 3);
+
+    Buffer<float> result = out.realize({channels, width, height});
+    result.for_each_element([&](int cc, int xx, int yy) {
+        float expected = 0.0f;
+        for (int k = 0; k < taps; k++) expected = std::fma(in(cc, xx + k, yy), weights(cc, k), expected);
+        CHECK_MESSAGE(result(cc, xx, yy) == expected, "at (" << cc << ", " << xx << ", " << yy << ")");
+    });
+    const std::vector<std::string> indices = tile_indices(out, tile);
+    for (const std::string& index : indices)
+        CHECK_MESSAGE(std::regex_match(index, std::regex(R"(ramp\([0-9]+, 1, 8\))")), "index " << index);
+    CHECK(indices.size() >= 3 * 3);  // initialized, updated and read for each of the 3 vectors
 }
