@@ -16,6 +16,7 @@
 #include "lowering/fold_storage.h"
 #include "lowering/inline_functions.h"
 #include "lowering/loop_nest_text.h"
+#include "lowering/partition_loops.h"
 #include "lowering/place_allocations.h"
 #include "lowering/schedule_functions.h"
 #include "lowering/sliding_window.h"
@@ -72,6 +73,7 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
         return 0;
     });
     s = run_pass("tensorize", [&] { return tensorize(s, env); });
+    s = run_pass("partition loops", [&] { return partition_loops(s); });
     s = run_pass("unroll loops", [&] { return unroll_loops(s); });
     s = run_pass("vectorize loops", [&] { return vectorize_loops(s); });
     s = run_pass("simplify vectors", [&] { return ir::simplify(s); });

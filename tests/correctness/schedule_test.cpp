@@ -11,6 +11,7 @@
 #include <functional>
 #include <random>
 #include "tests/correctness/blur_reference.h"
+#include "tests/scratch_files.h"
 
 using namespace tessera;
 using namespace blur_reference;
@@ -199,10 +200,9 @@ TEST_CASE("reorder_storage lays out the named Var innermost") {
 namespace {
 
 std::string lowered_text(Func f) {
-    const std::string path = (std::filesystem::temp_directory_path() / "tessera_schedule_test.stmt").string();
-    f.compile_to_lowered_stmt(path, {});
-    std::ifstream file(path);
-    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const std::filesystem::path path = scratch_files::fresh_dir("schedule") / "lowered.stmt";
+    f.compile_to_lowered_stmt(path.string(), {});
+    return scratch_files::read_file(path);
 }
 
 }  // namespace
@@ -410,4 +410,33 @@ TEST_CASE("a Func stored outside the loop that computes it in rounded-up vectors
     for (int y = 0; y < 12; y++)
         for (int x = 0; x < 26; x++)
             REQUIRE(out(x, y) == ((x + 2) * 31 + (y + 1) * 7) + ((x + 1) * 31 + (y - 2) * 7));
+}
+
+TEST_CASE("a reduction split with GuardWithIf runs its whole blocks without the guard") {
+    // The width, 61 here, is known only when the pipeline runs: 8 does not divide it, and only the
+    // last block of r is guarded; the others, unrolled, have no branch.
+    Buffer<uint8_t> values(61, 5);
+    values.for_each_element([&](int x, int y) { values(x, y) = uint8_t((x * 7 + y * 13) % 251); });
+    ImageParam in(UInt(8), 2, "in");
+    in.set(values);
+    Func sums("sums");
+    Var y("y");
+    RDom r(0, in.dim(0).extent(), "r");
+    RVar ro("ro"), ri("ri");
+    sums(y) = 0;
+    sums(y) += cast<int>(in(r, y));
+    sums.update().split(r, ro, ri, 8, TailStrategy::GuardWithIf).unroll(ri);
+    Buffer<int> out = sums.realize({5});
+    for (int row = 0; row < 5; row++) {
+        int expected = 0;
+        for (int x = 0; x < 61; x++) expected += values(x, row);
+        CHECK(out(row) == expected);
+    }
+    const std::string text = lowered_text(sums);
+    CHECK(text.find("let sums.s1.r.x.ro.steady_end") != std::string::npos);
+    // The guard appears once per unrolled step of the rest of the loop only.
+    const std::string guard = "if ((sums.s1.r.x < ";
+    size_t guards = 0;
+    for (size_t at = text.find(guard); at != std::string::npos; at = text.find(guard, at + 1)) guards++;
+    CHECK(guards == 8);
 }

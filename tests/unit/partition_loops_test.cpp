@@ -1,0 +1,160 @@
+// The partition_loops pass: a loop guarded at its end runs its steady part without the guards and
+// the rest with them, computing what the guarded loop computes; guards it cannot prove stay.
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ir/ir_util.h"
+#include "ir/printer.h"
+#include "ir/simplify.h"
+#include "loop_nest_runner.h"
+#include "lowering/partition_loops.h"
+
+using namespace tessera;
+using namespace tessera::ir;
+using tessera::test::LoopNestRunner;
+using tessera::test::RunResult;
+
+namespace {
+
+Expr var(const std::string& name) { return int_var(name); }
+Expr i32(int64_t v) { return make_const(Int(32), v); }
+Expr add(Expr a, Expr b) { return Add::make(std::move(a), std::move(b)); }
+Expr mul(Expr a, Expr b) { return Mul::make(std::move(a), std::move(b)); }
+Expr load(const std::string& buffer, Expr index) { return Load::make(Int(32), buffer, std::move(index)); }
+
+Stmt loop(const std::string& name, Expr min, Expr extent, Stmt body, ForKind kind = ForKind::Serial) {
+    return For::make(name, std::move(min), std::move(extent), kind, std::move(body));
+}
+
+// What branches_in_loops finds: the steady part without branches, the rest with them; one loop
+// with them; two loops with them.
+const std::vector<bool> kSteadyThenRest{false, true}, kOneGuardedLoop{true}, kTwoGuardedLoops{true, true};
+
+// For each loop of the given name, in order: whether its body holds a branch.
+std::vector<bool> branches_in_loops(const Stmt& s, const std::string& name) {
+    class Find : public Visitor {
+    public:
+        explicit Find(const std::string& name) : name_(name) {}
+        std::vector<bool> found;
+
+    private:
+        using Visitor::visit;
+        void visit(const For* op) override {
+            if (op->name != name_) return Visitor::visit(op);
+            const size_t mine = found.size();
+            found.push_back(false);
+            depth_.push_back(mine);
+            Visitor::visit(op);
+            depth_.pop_back();
+        }
+        void visit(const IfThenElse* op) override {
+            for (size_t loop : depth_) found[loop] = true;
+            Visitor::visit(op);
+        }
+        const std::string& name_;
+        std::vector<size_t> depth_;
+    } find(name);
+    find.include(s);
+    return find.found;
+}
+
+// Runs s as it is and partitioned; checks that they agree and returns the partitioned statement.
+Stmt compare(const LoopNestRunner& args, const Stmt& s) {
+    Stmt partitioned = simplify(lowering::partition_loops(s));
+    RunResult expected = args.run("guarded", simplify(s)), actual = args.run("partitioned", partitioned);
+    test::check_same_contents(expected, actual, "partitioned as\n" + to_string(partitioned));
+    return partitioned;
+}
+
+// for xo in [0, ceil(n / 8)): for xi in [0, 8): let x = xo * 8 + xi in if (x < n) out[x] = in[x] * 3 + xi,
+// with n a scalar argument: the loop nest of a GuardWithIf split.
+Stmt guarded_split(const Expr& condition_of_x) {
+    Expr x = var("x");
+    Stmt body = Store::make("out", add(mul(load("in", x), i32(3)), var("xi")), x);
+    Stmt inner = loop(
+        "xi", i32(0), i32(8),
+        LetStmt::make("x", add(mul(var("xo"), i32(8)), var("xi")), IfThenElse::make(condition_of_x, body)));
+    return loop("xo", i32(0), Div::make(add(var("n"), i32(7)), i32(8)), inner);
+}
+
+LoopNestRunner arguments(int n) {
+    std::vector<int32_t> in(64);
+    for (int i = 0; i < 64; i++) in[i] = i * 5 - 70;
+    LoopNestRunner args;
+    args.buffer("in", in);
+    args.zeros<int32_t>("out", 64);
+    args.scalar<int32_t>("n", n);
+    return args;
+}
+
+}  // namespace
+
+TEST_CASE("a loop guarded at its end runs its whole blocks without the guard") {
+    for (int n : {29, 32, 3, 0}) {
+        CAPTURE(n);
+        Stmt partitioned = compare(arguments(n), guarded_split(LT::make(var("x"), var("n"))));
+        CHECK_MESSAGE(branches_in_loops(partitioned, "xo") == kSteadyThenRest, partitioned);
+    }
+}
+
+TEST_CASE("comparisons written either way round, <=, and conjunctions of them are partitioned") {
+    const Expr x = var("x"), n = var("n");
+    for (const Expr& condition : {GT::make(n, x), LE::make(add(x, i32(1)), n), GE::make(add(n, i32(-1)), x),
+                                  And::make(LT::make(x, n), LT::make(add(x, i32(4)), add(n, i32(9))))}) {
+        CAPTURE(condition);
+        Stmt partitioned = compare(arguments(29), guarded_split(condition));
+        CHECK_MESSAGE(branches_in_loops(partitioned, "xo") == kSteadyThenRest, partitioned);
+    }
+}
+
+TEST_CASE("guards that fail at the start, depend on data or are not linear stay in the one loop") {
+    const Expr x = var("x"), n = var("n");
+    for (const Expr& condition : {GT::make(x, i32(5)), LT::make(load("in", x), i32(40)),
+                                  LT::make(mul(x, x), n), And::make(LT::make(x, n), GT::make(x, i32(5)))}) {
+        CAPTURE(condition);
+        Stmt partitioned = compare(arguments(29), guarded_split(condition));
+        CHECK_MESSAGE(branches_in_loops(partitioned, "xo") == kOneGuardedLoop, partitioned);
+    }
+}
+
+TEST_CASE("a guard inside an inner loop whose range moves with the outer loop is not dropped") {
+    // for xo in [0, 8): for xi in [xo, xo + 8): if (xi < n) out[xi] += 1: the guard's test grows
+    // with xo only through the inner loop's range, which the pass does not reason about.
+    Stmt body = Store::make("out", add(load("out", var("xi")), i32(1)), var("xi"));
+    Stmt s = loop("xo", i32(0), i32(8),
+                  loop("xi", var("xo"), i32(8), IfThenElse::make(LT::make(var("xi"), var("n")), body)));
+    Stmt partitioned = compare(arguments(11), s);
+    CHECK_MESSAGE(branches_in_loops(partitioned, "xo") == kOneGuardedLoop, partitioned);
+}
+
+TEST_CASE("loops partitioned inside a partitioned loop still compute what the guarded nest computes") {
+    // Tiles of 8 x 8 over a w x h region of a 64-wide buffer, each dimension guarded.
+    Expr x = var("x"), y = var("y"), w = var("w"), h = var("h");
+    Expr at = add(mul(y, i32(64)), x);
+    Stmt body = Store::make("out", add(load("in", x), mul(y, i32(100))), at);
+    Stmt guarded_x = IfThenElse::make(LT::make(x, w), body);
+    Stmt inner_x =
+        loop("xi", i32(0), i32(8), LetStmt::make("x", add(mul(var("xo"), i32(8)), var("xi")), guarded_x));
+    Stmt guarded_y =
+        IfThenElse::make(LT::make(y, h), loop("xo", i32(0), Div::make(add(w, i32(7)), i32(8)), inner_x));
+    Stmt s = loop(
+        "yo", i32(0), Div::make(add(h, i32(7)), i32(8)),
+        loop("yi", i32(0), i32(8), LetStmt::make("y", add(mul(var("yo"), i32(8)), var("yi")), guarded_y)));
+    std::vector<int32_t> in(64);
+    for (int i = 0; i < 64; i++) in[i] = i * 3;
+    LoopNestRunner args;
+    args.buffer("in", in);
+    args.zeros<int32_t>("out", 64 * 24);
+    args.scalar<int32_t>("w", 29);
+    args.scalar<int32_t>("h", 21);
+    Stmt partitioned = compare(args, s);
+    // Each part of yo holds the part of xo that keeps the guard on x.
+    CHECK_MESSAGE(branches_in_loops(partitioned, "yo") == kTwoGuardedLoops, partitioned);
+    const std::vector<bool> x_loops = branches_in_loops(partitioned, "xo");
+    CHECK_MESSAGE(x_loops.size() == 4, partitioned);  // two parts in each part of yo
+    CHECK_MESSAGE(!x_loops.front(), partitioned);
+}
