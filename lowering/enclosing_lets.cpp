@@ -3,23 +3,12 @@
 #include "ir/ir_util.h"
 #include "ir/simplify.h"
 #include "ir/substitute.h"
-#include "ir/visitor.h"
 
 namespace tessera::lowering {
 namespace {
 
 // How deep lets are followed.
 constexpr int kMaxLetDepth = 16;
-
-// The names of the variables an expression reads.
-class VariableNames : public ir::Visitor {
-public:
-    std::vector<std::string> names;
-
-private:
-    using ir::Visitor::visit;
-    void visit(const ir::Variable* op) override { names.push_back(op->name); }
-};
 
 }  // namespace
 
@@ -31,10 +20,8 @@ bool EnclosingLets::binds(const std::string& name) const {
 std::optional<ir::Expr> EnclosingLets::expanded(const ir::Expr& e) const {
     ir::Expr result = e;
     for (int depth = 0; depth < kMaxLetDepth; depth++) {
-        VariableNames reads;
-        reads.include(result);
         std::map<std::string, ir::Expr> known;
-        for (const std::string& name : reads.names) {
+        for (const std::string& name : ir::variables_read(result)) {
             auto it = bindings_.find(name);
             if (it == bindings_.end() || it->second.empty()) continue;
             if (it->second.size() > 1) return std::nullopt;

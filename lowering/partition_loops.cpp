@@ -35,19 +35,6 @@ std::optional<NegativeForm> negative_form(const ir::Expr& e) {
     return std::nullopt;
 }
 
-std::set<std::string> variables_read(const ir::Expr& e) {
-    class Names : public ir::Visitor {
-    public:
-        std::set<std::string> names;
-
-    private:
-        using ir::Visitor::visit;
-        void visit(const ir::Variable* op) override { names.insert(op->name); }
-    } names;
-    names.include(e);
-    return names.names;
-}
-
 void conjuncts(const ir::Expr& e, std::vector<ir::Expr>& out) {
     const ir::Call* likely = e.as<ir::Call>();
     if (likely && likely->intrinsic == ir::Intrinsic::Likely) {
@@ -118,7 +105,7 @@ private:
     // lets are kept so expanded.
     ir::Expr expanded(const ir::Expr& e) const {
         std::map<std::string, ir::Expr> values;
-        for (const std::string& name : variables_read(e)) {
+        for (const std::string& name : ir::variables_read(e)) {
             auto it = lets_.find(name);
             if (it != lets_.end() && !it->second.empty()) values[name] = it->second.back();
         }
@@ -126,7 +113,7 @@ private:
     }
 
     bool reads_outer_varying(const ir::Expr& e) const {
-        for (const std::string& name : variables_read(e)) {
+        for (const std::string& name : ir::variables_read(e)) {
             if (outer_varying_.count(name)) return true;
         }
         return false;
@@ -205,7 +192,7 @@ class PartitionLoops : public ir::Mutator {
 
     ir::Stmt visit(const ir::LetStmt* op) override {
         ir::Expr value = mutate(op->value);
-        const std::set<std::string> read = variables_read(value);
+        const std::unordered_set<std::string> read = ir::variables_read(value);
         const bool varies = std::any_of(read.begin(), read.end(),
                                         [&](const std::string& name) { return varying_.count(name) > 0; });
         if (varies) varying_.insert(op->name);

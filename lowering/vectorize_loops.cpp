@@ -31,39 +31,10 @@ constexpr int64_t kMaxLanes = 1024;
 
 // ---- Names ----
 
-// The names of the variables a statement mentions. Shared subtrees are walked once.
-class VariableNames : public ir::Visitor {
-public:
-    std::unordered_set<std::string> names;
-    using ir::Visitor::include;
-
-private:
-    std::unordered_set<const void*> seen_;
-
-    template <typename T>
-    void once(const T* op) {
-        if (!seen_.insert(op).second) return;
-        if constexpr (std::is_same_v<T, ir::Variable>)
-            names.insert(op->name);
-        else
-            ir::Visitor::visit(op);
-    }
-#define TESSERA_ONCE(T) \
-    void visit(const ir::T* op) override { once(op); }
-    TESSERA_FOR_EACH_EXPR(TESSERA_ONCE)
-#undef TESSERA_ONCE
-};
-
-std::unordered_set<std::string> variable_names(const Stmt& s) {
-    VariableNames v;
-    v.include(s);
-    return std::move(v.names);
-}
-
 // Names for new variables that no variable of the statement has.
 class FreshNames {
 public:
-    explicit FreshNames(const Stmt& s) : used_(variable_names(s)) {}
+    explicit FreshNames(const Stmt& s) : used_(ir::variables_read(s)) {}
     std::string make(const std::string& base) {
         std::string name = base;
         for (int k = 1; used_.count(name); k++) name = base + "." + std::to_string(k);
@@ -623,7 +594,7 @@ private:
         const std::string lane_name = names_.make(enclosing_.front().first + ".lane");
         const Expr lane = ir::int_var(lane_name);
         Stmt body = OneLane(per_lane_, lane, lanes_).mutate(s);
-        const std::unordered_set<std::string> used = variable_names(body);
+        const std::unordered_set<std::string> used = ir::variables_read(body);
         std::unordered_set<std::string> rebound;
         for (auto it = enclosing_.rbegin(); it != enclosing_.rend(); ++it) {
             const auto& [name, replacement] = *it;

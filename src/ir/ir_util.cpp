@@ -1,7 +1,9 @@
 #include "ir/ir_util.h"
 
 #include <limits>
+#include <type_traits>
 
+#include "ir/node_list.h"
 #include "ir/visitor.h"
 #include "util/error_stream.h"
 
@@ -123,5 +125,41 @@ bool uses_var(const Stmt& s, const std::string& name) {
     f.include(s);
     return f.found;
 }
+
+namespace {
+
+class VariableNames : public Visitor {
+public:
+    std::unordered_set<std::string> names;
+    using Visitor::include;
+
+private:
+    std::unordered_set<const void*> seen_;
+
+    template <typename T>
+    void once(const T* op) {
+        if (!seen_.insert(op).second) return;
+        if constexpr (std::is_same_v<T, Variable>)
+            names.insert(op->name);
+        else
+            Visitor::visit(op);
+    }
+#define TESSERA_ONCE(T) \
+    void visit(const T* op) override { once(op); }
+    TESSERA_FOR_EACH_EXPR(TESSERA_ONCE)
+#undef TESSERA_ONCE
+};
+
+template <typename T>
+std::unordered_set<std::string> names_in(const T& x) {
+    VariableNames v;
+    v.include(x);
+    return std::move(v.names);
+}
+
+}  // namespace
+
+std::unordered_set<std::string> variables_read(const Expr& e) { return names_in(e); }
+std::unordered_set<std::string> variables_read(const Stmt& s) { return names_in(s); }
 
 }  // namespace tessera::ir

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <unordered_set>
 
 #include "ir/stmt.h"
 
@@ -36,5 +37,9 @@ Expr int_var(const std::string& name);
 // Whether the expression or statement mentions the variable.
 bool uses_var(const Expr& e, const std::string& name);
 bool uses_var(const Stmt& s, const std::string& name);
+
+// The names of the variables an expression or statement mentions (shared subtrees walked once).
+std::unordered_set<std::string> variables_read(const Expr& e);
+std::unordered_set<std::string> variables_read(const Stmt& s);
 
 }  // namespace tessera::ir

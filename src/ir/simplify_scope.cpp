@@ -16,29 +16,6 @@
 namespace tessera::ir {
 namespace {
 
-// The names of the variables an expression or statement mentions. Shared subtrees are walked once.
-class NameCollector : public Visitor {
-public:
-    std::unordered_set<std::string> names;
-    using Visitor::include;
-
-private:
-    std::unordered_set<const void*> seen;
-
-    template <typename T>
-    void once(const T* op) {
-        if (!seen.insert(op).second) return;
-        if constexpr (std::is_same_v<T, Variable>)
-            names.insert(op->name);
-        else
-            Visitor::visit(op);
-    }
-#define TESSERA_ONCE(T) \
-    void visit(const T* op) override { once(op); }
-    TESSERA_FOR_EACH_EXPR(TESSERA_ONCE)
-#undef TESSERA_ONCE
-};
-
 // How often each name is bound by a Let, LetStmt or For.
 class BinderCounter : public Visitor {
 public:
@@ -80,13 +57,6 @@ private:
         Visitor::visit(op);
     }
 };
-
-template <typename T>
-std::unordered_set<std::string> names_in(const T& x) {
-    NameCollector c;
-    c.include(x);
-    return std::move(c.names);
-}
 
 bool is_constant_end(const Expr& e) { return !e.defined() || as_exact_int(e) || as_const_float(e); }
 
@@ -149,14 +119,14 @@ std::optional<ConstantInterval> Simplifier::constant_range(const Interval& i) co
 
 void Simplifier::count_references(const Interval& i, int delta) {
     if (is_constant_end(i.min) && is_constant_end(i.max)) return;
-    std::unordered_set<std::string> names = names_in(i.min);
-    if (!i.max.same_as(i.min)) names.merge(names_in(i.max));
+    std::unordered_set<std::string> names = variables_read(i.min);
+    if (!i.max.same_as(i.min)) names.merge(variables_read(i.max));
     for (const std::string& n : names) referenced[n] += delta;
 }
 
 bool Simplifier::mentions_symbolic_interval(const Expr& e) {
     if (symbolic_names.empty()) return false;
-    for (const std::string& n : names_in(e)) {
+    for (const std::string& n : variables_read(e)) {
         if (symbolic_names.count(n)) return true;
     }
     return false;
@@ -173,7 +143,7 @@ Expr Simplifier::eliminate_scope_variables(Expr e, bool lower) {
     for (int step = 0; step < 6 && e.defined(); step++) {
         const std::string* innermost = nullptr;
         int latest = -1;
-        for (const std::string& n : names_in(e)) {
+        for (const std::string& n : variables_read(e)) {
             auto order = binding_order.find(n);
             if (order != binding_order.end() && order->second > latest && scope.count(n)) {
                 latest = order->second;
@@ -314,7 +284,7 @@ Expr Simplifier::visit(const Let* op) {
         let = next;
     }
     Expr body = mutate(let->body);
-    std::unordered_set<std::string> used = names_in(body);
+    std::unordered_set<std::string> used = variables_read(body);
     bool changed = !body.same_as(let->body);
     for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
         leave(it->saved);
@@ -322,7 +292,7 @@ Expr Simplifier::visit(const Let* op) {
             changed = true;
             continue;
         }
-        used.merge(names_in(it->value));
+        used.merge(variables_read(it->value));
         if (!changed && it->value.same_as(it->op->value)) {
             body = handle_of(it->op);
         } else {
@@ -353,7 +323,7 @@ Stmt Simplifier::visit(const LetStmt* op) {
         let = next;
     }
     Stmt body = mutate(let->body);
-    std::unordered_set<std::string> used = names_in(body);
+    std::unordered_set<std::string> used = variables_read(body);
     bool changed = !body.same_as(let->body);
     for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
         leave(it->saved);
@@ -362,7 +332,7 @@ Stmt Simplifier::visit(const LetStmt* op) {
             changed = true;
             continue;
         }
-        used.merge(names_in(it->value));
+        used.merge(variables_read(it->value));
         if (!changed && it->value.same_as(it->op->value)) {
             body = handle_of(it->op);
         } else {

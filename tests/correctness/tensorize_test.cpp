@@ -65,6 +65,19 @@ int count_differences(const Buffer<T>& a, const Buffer<T>& b) {
     return differences;
 }
 
+// The product of a (depth x height) and b (width x depth) in plain C++: each element the chain of
+// fma over k in order.
+Buffer<float> plain_product(const Buffer<float>& a, const Buffer<float>& b) {
+    Buffer<float> c(b.width(), a.height());
+    for (int y = 0; y < a.height(); y++)
+        for (int x = 0; x < b.width(); x++) {
+            float sum = 0.0f;
+            for (int k = 0; k < a.width(); k++) sum = std::fma(a(k, y), b(x, k), sum);
+            c(x, y) = sum;
+        }
+    return c;
+}
+
 // C(x, y) = sum over k of A(k, y) * B(x, k), each step one fma, k in order.
 struct FloatMatmul {
     ImageParam a{Float(32), 2, "a"}, b{Float(32), 2, "b"};
@@ -85,13 +98,7 @@ TEST_CASE(
     const int width = 45, height = 26, depth = 19;  // tiles of 16 x 6 and 32 x 4 do not divide them
     Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
     Buffer<float> b = random_matrix<float>(width, depth, rng, -1, 1);
-    Buffer<float> expected(width, height);
-    for (int y = 0; y < height; y++)
-        for (int x = 0; x < width; x++) {
-            float sum = 0.0f;
-            for (int k = 0; k < depth; k++) sum = std::fma(a(k, y), b(x, k), sum);
-            expected(x, y) = sum;
-        }
+    Buffer<float> expected = plain_product(a, b);
     FloatMatmul plain;
     plain.a.set(a);
     plain.b.set(b);
@@ -135,14 +142,7 @@ TEST_CASE("a tensorize in a specialization leaves the general definition's loop 
         m.a.set(a);
         m.b.set(b);
         Buffer<float> out = m.c.realize({width, height});
-        int differences = 0;
-        for (int y = 0; y < height; y++)
-            for (int x = 0; x < width; x++) {
-                float sum = 0.0f;
-                for (int k = 0; k < depth; k++) sum = std::fma(a(k, y), b(x, k), sum);
-                differences += out(x, y) != sum;
-            }
-        CHECK(differences == 0);
+        CHECK(count_differences(out, plain_product(a, b)) == 0);
     }
     // The kernel is in the specialized branch only: one call, for the whole tiles.
     const std::string text = lowered(m.c, {m.a, m.b});
@@ -171,14 +171,7 @@ TEST_CASE("a specialization renames its reduction loop to tensorize it with anot
         m.a.set(a);
         m.b.set(b);
         Buffer<float> out = m.c.realize({width, height});
-        int differences = 0;
-        for (int y = 0; y < height; y++)
-            for (int x = 0; x < width; x++) {
-                float sum = 0.0f;
-                for (int k = 0; k < depth; k++) sum = std::fma(a(k, y), b(x, k), sum);
-                differences += out(x, y) != sum;
-            }
-        CHECK(differences == 0);
+        CHECK(count_differences(out, plain_product(a, b)) == 0);
     }
     const std::string text = lowered(m.c, {m.a, m.b});
     CHECK(contains(text, "fma_f32_32x6.0.acc"));
