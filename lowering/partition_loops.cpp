@@ -54,7 +54,7 @@ class GuardEnds : public ir::Visitor {
 public:
     // outer_varying: the names that vary in loops around this one (their variables, and lets
     // that depend on them); a guard that reads one is left to those loops.
-    GuardEnds(const std::string& loop, const std::set<std::string>& outer_varying)
+    GuardEnds(const std::string& loop, const std::multiset<std::string>& outer_varying)
         : loop_(loop), outer_varying_(outer_varying) {}
 
     std::map<const ir::IfThenElse*, ir::Expr> ends;
@@ -164,7 +164,7 @@ private:
     }
 
     const std::string& loop_;
-    const std::set<std::string>& outer_varying_;
+    const std::multiset<std::string>& outer_varying_;
     std::map<std::string, std::vector<ir::Expr>> lets_;
     std::map<std::string, ir::Interval> ranges_;
     std::set<const ir::IfThenElse*> unproven_;
@@ -197,7 +197,7 @@ class PartitionLoops : public ir::Mutator {
                                         [&](const std::string& name) { return varying_.count(name) > 0; });
         if (varies) varying_.insert(op->name);
         ir::Stmt body = mutate(op->body);
-        if (varies) varying_.erase(op->name);
+        if (varies) varying_.erase(varying_.find(op->name));
         if (value.same_as(op->value) && body.same_as(op->body)) return ir::handle_of(op);
         return ir::LetStmt::make(op->name, value, body);
     }
@@ -206,7 +206,7 @@ class PartitionLoops : public ir::Mutator {
         const bool serial = op->for_kind == ir::ForKind::Serial;
         if (serial) varying_.insert(op->name);
         ir::Stmt body = mutate(op->body);
-        if (serial) varying_.erase(op->name);
+        if (serial) varying_.erase(varying_.find(op->name));
         ir::Stmt mutated = body.same_as(op->body)
                                ? ir::handle_of(op)
                                : ir::For::make(op->name, op->min, op->extent, op->for_kind, body);
@@ -228,7 +228,9 @@ class PartitionLoops : public ir::Mutator {
                                  ir::Block::make(steady, rest));
     }
 
-    std::set<std::string> varying_;
+    // The names that vary in the serial loops around the statement visited (a name bound twice is
+    // in twice).
+    std::multiset<std::string> varying_;
 };
 
 }  // namespace
