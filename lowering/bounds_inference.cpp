@@ -125,17 +125,27 @@ private:
         define_stage_loops(f, computed, later, /*updates_defined=*/true);
     }
 
-    // bound(): the stated region replaces the required one, which must fit inside it.
-    Box apply_bounds(const lang::FunctionContents& f, const Box& required) {
+    // align_bounds() widens the required region; bound() then replaces it with the stated one, and
+    // bound_extent() with the stated extent from the required min; what is required must fit.
+    Box apply_bounds(const lang::FunctionContents& f, const Box& required_by_consumers) {
+        Box required = required_by_consumers;
+        for (const schedule::Alignment& a : f.schedule.alignments) {
+            int d = int(std::find(f.pure_args.begin(), f.pure_args.end(), a.var) - f.pure_args.begin());
+            // Division rounds down (Euclidean, for a positive modulus).
+            Expr lo = (required[d].min - a.remainder) / a.modulus * a.modulus + a.remainder;
+            Expr hi = (required[d].max - a.remainder) / a.modulus * a.modulus + a.remainder + a.modulus - 1;
+            required[d] = {lo, hi};
+        }
         Box region = required;
         for (const schedule::Bound& b : f.schedule.bounds) {
             int d = int(std::find(f.pure_args.begin(), f.pure_args.end(), b.var) - f.pure_args.begin());
-            Expr lo = b.min, hi = b.min + b.extent - 1;
+            Expr lo = b.min.defined() ? b.min : required[d].min, hi = lo + b.extent - 1;
             Expr error = ir::Call::make_intrinsic(
                 Int(32), ir::Intrinsic::ErrorMessage,
                 {ir::make_const(Int(32), int64_t(tessera_error_bound_violated)),
                  Expr(f.name + " is bounded to " + b.var + " in ["), lo, Expr(", "), hi,
-                 Expr("] by bound(), but ["), required[d].min, Expr(", "), required[d].max,
+                 Expr(b.min.defined() ? "] by bound(), but [" : "] by bound_extent(), but ["),
+                 required[d].min, Expr(", "), required[d].max,
                  Expr("] of it is needed. Widen the bound or remove it.")});
             checks.push_back(ir::AssertStmt::make(lo <= required[d].min && required[d].max <= hi, error));
             region[d] = {lo, hi};
@@ -172,9 +182,23 @@ private:
         Box box = box_of(ir::boxes_touched(body), f.name);
         check_bounded(f.name, box);
         for (int d = 0; d < f.dimensions(); d++) {
-            let(realized_min(f.name, d), box[d].min);
-            let(realized_extent(f.name, d), box[d].max - box[d].min + 1);
+            const ir::Interval realized = realized_region(f, d, box[d]);
+            let(realized_min(f.name, d), realized.min);
+            let(realized_extent(f.name, d), realized.max - realized.min + 1);
         }
+    }
+
+    // What the statement touches; but where a Func is stored where it is computed, a dimension of
+    // bound_extent() is realized over what its first stage computes: every access is inside (the
+    // consumers' are checked against the bound), and the extent is then the bound's, constant if
+    // it is.
+    ir::Interval realized_region(const lang::FunctionContents& f, int d, const ir::Interval& touched) const {
+        const std::string& var = f.pure_args[d];
+        for (const schedule::Bound& b : f.schedule.bounds) {
+            if (b.var != var || b.min.defined() || !f.schedule.store_level.is_inherited()) continue;
+            return {ir::int_var(loop_min(f.name, 0, var)), ir::int_var(loop_max(f.name, 0, var))};
+        }
+        return touched;
     }
 
     // What the pipeline touches of each input image and each output, for add_buffer_checks.

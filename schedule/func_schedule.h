@@ -69,16 +69,25 @@ struct LoopLevel {
     bool is_at() const { return kind == Kind::At; }
 };
 
-// bound(var, min, extent): the region computed of a pure Var, whatever the consumers need.
+// bound(var, min, extent): the region computed of a pure Var, whatever the consumers need;
+// bound_extent(var, extent) leaves min undefined: the region starts where the consumers need it.
 struct Bound {
     std::string var;
     Expr min, extent;
+};
+
+// align_bounds(var, modulus, remainder): the region computed grows to start at a value congruent
+// to remainder modulo modulus and to span a multiple of modulus.
+struct Alignment {
+    std::string var;
+    Expr modulus, remainder;
 };
 
 struct FuncSchedule {
     LoopLevel compute_level;  // Inherited: the default (inline if pure, root otherwise)
     LoopLevel store_level;    // Inherited: the same as compute_level
     std::vector<Bound> bounds;
+    std::vector<Alignment> alignments;
     // The pure Vars in storage order, innermost first; empty for the order of the arguments.
     std::vector<std::string> storage_order;
     MemoryType memory_type = MemoryType::Auto;

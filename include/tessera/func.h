@@ -251,6 +251,13 @@ public:
     // Computes exactly [min, min + extent) of var, whatever the consumers need (a run-time error if
     // they need more).
     Func& bound(const Var& var, const Expr& min, const Expr& extent);
+    // Computes extent values of var from where the consumers need it to start (a run-time error if
+    // they need more): a constant extent makes the loop unrollable and the storage constant-size
+    // even where the min moves, as in a Func computed per tile.
+    Func& bound_extent(const Var& var, const Expr& extent);
+    // Widens the region computed of var so that it starts at a value congruent to remainder modulo
+    // modulus and spans a multiple of modulus; it always holds the region the consumers need.
+    Func& align_bounds(const Var& var, const Expr& modulus, const Expr& remainder = 0);
     // A hint for automatic schedulers; Tessera records nothing.
     Func& set_estimate(const Var& var, const Expr& min, const Expr& extent);
     // The storage layout: the Vars innermost first (by default, the order of the arguments).

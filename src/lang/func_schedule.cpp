@@ -2,7 +2,9 @@
 // storage layout, and where it is computed and stored.
 
 #include <algorithm>
+#include <optional>
 
+#include "ir/ir_util.h"
 #include "lang/function.h"
 #include "tessera/func.h"
 #include "util/error_stream.h"
@@ -118,6 +120,35 @@ Func& Func::bound(const Var& var, const Expr& min, const Expr& extent) {
     auto& bounds = contents_->schedule.bounds;
     std::erase_if(bounds, [&](const schedule::Bound& b) { return b.var == var.name(); });
     bounds.push_back({var.name(), cast(Int(32), min), cast(Int(32), extent)});
+    contents_->touch();
+    return *this;
+}
+
+Func& Func::bound_extent(const Var& var, const Expr& extent) {
+    const std::string primitive = "bound_extent(" + var.name() + ", ...)";
+    pure_arg_index(*contents_, var.name(), primitive);
+    TESSERA_USER_CHECK(extent.defined() && extent.type().is_int_or_uint() && extent.type().is_scalar())
+        << name() << "." << primitive << ": the extent must be an integer expression.";
+    auto& bounds = contents_->schedule.bounds;
+    std::erase_if(bounds, [&](const schedule::Bound& b) { return b.var == var.name(); });
+    bounds.push_back({var.name(), Expr(), cast(Int(32), extent)});
+    contents_->touch();
+    return *this;
+}
+
+Func& Func::align_bounds(const Var& var, const Expr& modulus, const Expr& remainder) {
+    const std::string primitive = "align_bounds(" + var.name() + ", ...)";
+    pure_arg_index(*contents_, var.name(), primitive);
+    for (const Expr& e : {modulus, remainder}) {
+        TESSERA_USER_CHECK(e.defined() && e.type().is_int_or_uint() && e.type().is_scalar())
+            << name() << "." << primitive << ": the modulus and remainder must be integer expressions.";
+    }
+    std::optional<int64_t> constant = ir::as_const_int(modulus);
+    TESSERA_USER_CHECK(!constant || *constant > 0)
+        << name() << "." << primitive << ": the modulus is " << *constant << "; give a positive one.";
+    auto& alignments = contents_->schedule.alignments;
+    std::erase_if(alignments, [&](const schedule::Alignment& a) { return a.var == var.name(); });
+    alignments.push_back({var.name(), cast(Int(32), modulus), cast(Int(32), remainder)});
     contents_->touch();
     return *this;
 }

@@ -45,10 +45,11 @@ const Definition& matched_definition(const FunctionContents& f) {
 Expr pure_var_extent(const FunctionContents& f, const std::string& var) {
     for (const schedule::Bound& b : f.schedule.bounds) {
         if (b.var != var) continue;
-        TESSERA_USER_CHECK(ir::is_const_zero(b.min) && ir::is_const(b.extent))
-            << "The declaration of a tensor intrinsic, Func " << f.name << ", bounds " << var << " to ["
-            << b.min << ", " << b.min << " + " << b.extent
-            << "); give it a constant region from 0 with bound(" << var << ", 0, extent).";
+        TESSERA_USER_CHECK(b.min.defined() && ir::is_const_zero(b.min) && ir::is_const(b.extent))
+            << "The declaration of a tensor intrinsic, Func " << f.name << ", bounds " << var
+            << " to an extent of " << b.extent
+            << (b.min.defined() ? " from a min that is not 0" : " from any min")
+            << "; give it a constant region from 0 with bound(" << var << ", 0, extent).";
         return b.extent;
     }
     TESSERA_USER_ERROR << "The declaration of a tensor intrinsic, Func " << f.name

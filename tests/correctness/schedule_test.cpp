@@ -25,6 +25,12 @@ void check_blur_schedule(const std::function<void(Blur&)>& schedule, int w = 67,
     check_equal<uint16_t>(blur.blur_y.realize({w, h}), reference_blur(in));
 }
 
+std::string lowered_text(Func f) {
+    const std::filesystem::path path = scratch_files::fresh_dir("schedule") / "lowered.stmt";
+    f.compile_to_lowered_stmt(path.string(), {});
+    return scratch_files::read_file(path);
+}
+
 }  // namespace
 
 TEST_CASE("split with GuardWithIf computes every point exactly once on a ragged edge") {
@@ -172,6 +178,60 @@ TEST_CASE("bound fixes the computed region of a Func") {
         for (int x = 0; x < 9; x++) CHECK_MESSAGE(out(x, ch) == (x * 10 + ch) * 2, "at " << x << ", " << ch);
 }
 
+TEST_CASE("bound_extent gives a Func computed per tile a constant size where its min moves") {
+    // out reads f at x and x + offset: without bound_extent f's region per tile is 8 + offset wide,
+    // known only at run time, and f goes on the heap; with it, 12 wide, on the stack.
+    Param<int> offset("offset");
+    Func f("f"), out("out");
+    Var x("x"), xo("xo"), xi("xi");
+    f(x) = x * 7 - 3;
+    out(x) = f(x) + f(x + offset);
+    out.split(x, xo, xi, 8);
+    f.compute_at(out, xo).bound_extent(x, 12);
+    offset.set(4);
+    Buffer<int> result = out.realize({29});
+    for (int i = 0; i < 29; i++) CHECK_MESSAGE(result(i) == (i * 7 - 3) + ((i + 4) * 7 - 3), "at " << i);
+    CHECK(lowered_text(out).find("allocate f[int32 * 12] in Stack") != std::string::npos);
+    offset.set(5);  // 13 values of f a tile
+    try {
+        out.realize({29});
+        FAIL("a region wider than bound_extent was not refused");
+    } catch (const RuntimeError& e) {
+        CHECK(std::string(e.what()).find("by bound_extent()") != std::string::npos);
+    }
+}
+
+TEST_CASE("align_bounds widens the region computed to the modulus, and no further") {
+    // out(x) = f(x + 3) over [0, 5) needs f over [3, 7]; aligned to 4 that is [0, 7], and to 4
+    // with remainder 1, [1, 8]. f reads the input where it is computed, so an input that covers
+    // [3, 7] only is read out of its bounds once the region is widened.
+    for (int remainder : {0, 1}) {
+        CAPTURE(remainder);
+        ImageParam in(Int(32), 1, "in");
+        Func f("f"), out("out");
+        Var x("x");
+        f(x) = in(x)*2;
+        out(x) = f(x + 3);
+        f.compute_root().align_bounds(x, 4, remainder);
+        Buffer<int> wide(16);
+        wide.for_each_element([&](int i) { wide(i) = i * i; });
+        in.set(wide);
+        Buffer<int> result = out.realize({5});
+        for (int i = 0; i < 5; i++) CHECK(result(i) == (i + 3) * (i + 3) * 2);
+        Buffer<int> narrow(5);
+        narrow.set_min(3);
+        in.set(narrow);
+        try {
+            out.realize({5});
+            FAIL("the widened region was not read");
+        } catch (const RuntimeError& e) {
+            const std::string message = e.what();
+            CHECK_MESSAGE(message.find(remainder == 0 ? "read at 0" : "read at 1") != std::string::npos,
+                          message);
+        }
+    }
+}
+
 TEST_CASE("reorder_storage keeps the values and changes the layout of an intermediate Func") {
     Buffer<uint16_t> in = random_image(19, 13, 4);
     Blur blur(in);
@@ -196,16 +256,6 @@ TEST_CASE("reorder_storage lays out the named Var innermost") {
     for (int yy = 0; yy < 4; yy++)
         for (int xx = 0; xx < 5; xx++) CHECK(out(xx, yy) == (xx + yy * 7) * 2);
 }
-
-namespace {
-
-std::string lowered_text(Func f) {
-    const std::filesystem::path path = scratch_files::fresh_dir("schedule") / "lowered.stmt";
-    f.compile_to_lowered_stmt(path.string(), {});
-    return scratch_files::read_file(path);
-}
-
-}  // namespace
 
 TEST_CASE("a Func stored at the root and computed per row slides its window and folds its storage") {
     Buffer<uint16_t> in = random_image(41, 29, 12);

@@ -161,6 +161,17 @@ TEST_CASE("a region needed beyond a Func's bound is a run-time error naming the 
                   message);
 }
 
+TEST_CASE("align_bounds with a modulus that is not positive names the Func and the Var") {
+    Func g("g");
+    Var x("x");
+    g(x) = x;
+    const std::string message = compile_error_of([&] { g.align_bounds(x, 0); });
+    CHECK_MESSAGE(contains(message, "g.align_bounds(x, ...): the modulus is 0; give a positive one"),
+                  message);
+    CHECK(contains(compile_error_of([&] { g.bound_extent(x, 1.5f); }),
+                   "g.bound_extent(x, ...): the extent must be"));
+}
+
 TEST_CASE("stack storage of a size not known when compiling names the Func and what to do") {
     Func f("f"), out("out");
     Var x("x");
