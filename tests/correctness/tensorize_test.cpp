@@ -90,6 +90,16 @@ struct FloatMatmul {
     }
 };
 
+// Runs m on random inputs of the given size: the number of elements that differ from plain C++.
+int differences_from_plain(FloatMatmul& m, int width, int height, int depth, std::mt19937& rng) {
+    Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
+    Buffer<float> b = random_matrix<float>(width, depth, rng, -1, 1);
+    m.a.set(a);
+    m.b.set(b);
+    Buffer<float> out = m.c.realize({width, height});
+    return count_differences(out, plain_product(a, b));
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -136,13 +146,7 @@ TEST_CASE("a tensorize in a specialization leaves the general definition's loop 
         .tensorize(m.k, intrinsics::fma_f32(16, 6));
     for (int width : {48, 45}) {
         CAPTURE(width);
-        const int height = 13, depth = 7;
-        Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
-        Buffer<float> b = random_matrix<float>(width, depth, rng, -1, 1);
-        m.a.set(a);
-        m.b.set(b);
-        Buffer<float> out = m.c.realize({width, height});
-        CHECK(count_differences(out, plain_product(a, b)) == 0);
+        CHECK(differences_from_plain(m, width, 13, 7, rng) == 0);
     }
     // The kernel is in the specialized branch only: one call, for the whole tiles.
     const std::string text = lowered(m.c, {m.a, m.b});
@@ -165,13 +169,7 @@ TEST_CASE("a specialization renames its reduction loop to tensorize it with anot
         .tensorize(m.k, intrinsics::fma_f32(16, 6));
     for (int width : {64, 40}) {
         CAPTURE(width);
-        const int height = 13, depth = 9;
-        Buffer<float> a = random_matrix<float>(depth, height, rng, -1, 1);
-        Buffer<float> b = random_matrix<float>(width, depth, rng, -1, 1);
-        m.a.set(a);
-        m.b.set(b);
-        Buffer<float> out = m.c.realize({width, height});
-        CHECK(count_differences(out, plain_product(a, b)) == 0);
+        CHECK(differences_from_plain(m, width, 13, 9, rng) == 0);
     }
     const std::string text = lowered(m.c, {m.a, m.b});
     CHECK(contains(text, "fma_f32_32x6.0.acc"));
