@@ -131,6 +131,16 @@ private:
         Box required = required_by_consumers;
         for (const schedule::Alignment& a : f.schedule.alignments) {
             int d = int(std::find(f.pure_args.begin(), f.pure_args.end(), a.var) - f.pure_args.begin());
+            // A modulus known only at run time is checked there: by zero the division below gives 0,
+            // and the region would shrink.
+            if (!ir::as_const_int(a.modulus)) {
+                Expr error = ir::Call::make_intrinsic(
+                    Int(32), ir::Intrinsic::ErrorMessage,
+                    {ir::make_const(Int(32), int64_t(tessera_error_bound_violated)),
+                     Expr(f.name + ".align_bounds(" + a.var + ", ...): the modulus is "), a.modulus,
+                     Expr("; give a positive one.")});
+                checks.push_back(ir::AssertStmt::make(a.modulus > 0, error));
+            }
             // Division rounds down (Euclidean, for a positive modulus).
             Expr lo = (required[d].min - a.remainder) / a.modulus * a.modulus + a.remainder;
             Expr hi = (required[d].max - a.remainder) / a.modulus * a.modulus + a.remainder + a.modulus - 1;

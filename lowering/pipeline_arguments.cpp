@@ -79,6 +79,20 @@ std::vector<PipelineArgument> pipeline_arguments(const Environment& env, const i
     }
     FindInputs finder;
     finder.include(s);
+    // bound(), bound_extent() and align_bounds() may read Params; bounds inference puts them in the
+    // statement only later.
+    for (const std::string& name : env.order) {
+        const schedule::FuncSchedule& schedule = env.function(name).schedule;
+        for (const schedule::Bound& b : schedule.bounds) {
+            for (const Expr& e : {b.min, b.extent}) {
+                if (e.defined()) finder.include(e);
+            }
+        }
+        for (const schedule::Alignment& a : schedule.alignments) {
+            finder.include(a.modulus);
+            finder.include(a.remainder);
+        }
+    }
     // What the buffers' shapes are required to be may read Params and other buffers' shapes too.
     std::set<const lang::ParameterContents*> constrained;
     auto include_requirements = [&](const std::shared_ptr<lang::ParameterContents>& p) {

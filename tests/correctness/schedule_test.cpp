@@ -178,6 +178,20 @@ TEST_CASE("bound fixes the computed region of a Func") {
         for (int x = 0; x < 9; x++) CHECK_MESSAGE(out(x, ch) == (x * 10 + ch) * 2, "at " << x << ", " << ch);
 }
 
+TEST_CASE("bound and bound_extent may be given in Params, which become arguments of the pipeline") {
+    Param<int> extent("extent");
+    Func g("g"), h("h"), f("f");
+    Var x("x");
+    g(x) = x * 2;
+    h(x) = x * 3;
+    f(x) = g(x + 1) + h(x);
+    g.compute_root().bound(x, 0, extent);
+    h.compute_root().bound_extent(x, extent);
+    extent.set(8);
+    Buffer<int> out = f.realize({5});
+    for (int i = 0; i < 5; i++) CHECK(out(i) == (i + 1) * 2 + i * 3);
+}
+
 TEST_CASE("bound_extent gives a Func computed per tile a constant size where its min moves") {
     // out reads f at x and x + offset: without bound_extent f's region per tile is 8 + offset wide,
     // known only at run time, and f goes on the heap; with it, 12 wide, on the stack.

@@ -172,6 +172,26 @@ TEST_CASE("align_bounds with a modulus that is not positive names the Func and t
                    "g.bound_extent(x, ...): the extent must be"));
 }
 
+TEST_CASE("align_bounds with a modulus that is not positive when the pipeline runs is a run-time error") {
+    Param<int> modulus("modulus");
+    ImageParam in(Int(32), 1, "in");
+    Func g("g"), f("f");
+    Var x("x");
+    g(x) = in(x)*2;
+    f(x) = g(x + 1);
+    g.compute_root().align_bounds(x, modulus);
+    Buffer<int> values(16);
+    values.fill(3);
+    in.set(values);
+    modulus.set(4);
+    Buffer<int> out = f.realize({5});
+    CHECK(out(0) == 6);
+    modulus.set(0);
+    const std::string message = error_of<RuntimeError>([&] { f.realize({5}); });
+    CHECK_MESSAGE(contains(message, "g.align_bounds(x, ...): the modulus is 0; give a positive one"),
+                  message);
+}
+
 TEST_CASE("stack storage of a size not known when compiling names the Func and what to do") {
     Func f("f"), out("out");
     Var x("x");

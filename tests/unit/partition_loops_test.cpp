@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "int32_loop_nests.h"
 #include "ir/ir_util.h"
 #include "ir/printer.h"
 #include "ir/simplify.h"
@@ -17,18 +18,9 @@ using namespace tessera;
 using namespace tessera::ir;
 using tessera::test::LoopNestRunner;
 using tessera::test::RunResult;
+using namespace tessera::test;
 
 namespace {
-
-Expr var(const std::string& name) { return int_var(name); }
-Expr i32(int64_t v) { return make_const(Int(32), v); }
-Expr add(Expr a, Expr b) { return Add::make(std::move(a), std::move(b)); }
-Expr mul(Expr a, Expr b) { return Mul::make(std::move(a), std::move(b)); }
-Expr load(const std::string& buffer, Expr index) { return Load::make(Int(32), buffer, std::move(index)); }
-
-Stmt loop(const std::string& name, Expr min, Expr extent, Stmt body, ForKind kind = ForKind::Serial) {
-    return For::make(name, std::move(min), std::move(extent), kind, std::move(body));
-}
 
 // What branches_in_loops finds: the steady part without branches, the rest with them; one loop
 // with them; two loops with them.
