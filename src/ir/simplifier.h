@@ -14,6 +14,7 @@
 #include "ir/constant_bounds.h"
 #include "ir/interval.h"
 #include "ir/linear_form.h"
+#include "ir/modulus_remainder.h"
 #include "ir/mutator.h"
 
 namespace tessera::ir {
@@ -134,6 +135,7 @@ private:
     Expr vector_arithmetic(IRKind kind, const Expr& a, const Expr& b);
     Expr div_mod(const Expr& original, IRKind kind, const Expr& a, const Expr& b);
     Expr div_mod_by_constant(IRKind kind, const Expr& a, Int128 k);
+    Expr div_mod_of_aligned_ramp(IRKind kind, const Expr& a, Int128 k);
     Expr split_multiples(IRKind kind, const Expr& a, Int128 k);
     Expr min_max(const Expr& original, bool is_min, const Expr& a, const Expr& b);
     Expr nested_min_max(bool is_min, const Expr& a, const Expr& b);

@@ -341,12 +341,36 @@ Expr Simplifier::div_mod(const Expr& original, IRKind kind, const Expr& a, const
     if (k && t.is_scalar()) {
         if (Expr r = div_mod_by_constant(kind, a, *k); r.defined()) return r;
     }
+    if (k && t.is_vector()) {
+        if (Expr r = div_mod_of_aligned_ramp(kind, a, *k); r.defined()) return r;
+    }
     return rebuild(original, a, b);
+}
+
+// A ramp whose lanes all lie in one block of k (its base is known to be a multiple of k plus r, and
+// r plus the ramp's span stays below k): every lane has the base's quotient, and the remainders are
+// a ramp from r. This is a tile of a packed layout read with one dense load.
+Expr Simplifier::div_mod_of_aligned_ramp(IRKind kind, const Expr& a, Int128 k) {
+    const Ramp* ramp = a.as<Ramp>();
+    auto stride = ramp ? as_exact_int(ramp->stride) : std::nullopt;
+    if (!stride || k <= 0 || !assumes_no_overflow(a.type().element_of())) return Expr();
+    const ModulusRemainder base = modulus_remainder(ramp->base, scope);
+    if (Int128(base.modulus) % k != 0) return Expr();
+    const Int128 first = euclidean_mod(base.remainder, k), last = first + *stride * (ramp->lanes - 1);
+    if (last < 0 || last >= k) return Expr();
+    const Expr divisor = make_const(ramp->base.type(), int64_t(k));
+    if (kind == IRKind::Div) return Broadcast::make(mutate(Div::make(ramp->base, divisor)), ramp->lanes);
+    return make_ramp(make_const(ramp->base.type(), int64_t(first)), ramp->stride, ramp->lanes);
 }
 
 Expr Simplifier::div_mod_by_constant(IRKind kind, const Expr& a, Int128 k) {
     const Type t = a.type();
     const bool is_div = kind == IRKind::Div;
+    // A dividend known to be a multiple of k plus a constant: a constant remainder.
+    if (!is_div && k > 0 && assumes_no_overflow(t)) {
+        const ModulusRemainder m = modulus_remainder(a, scope);
+        if (Int128(m.modulus) % k == 0) return make_const(t, int64_t(euclidean_mod(m.remainder, k)));
+    }
     // A dividend within one quotient's worth of values: a constant quotient.
     if (auto r = proven_range(a)) {
         const Int128 q = euclidean_div(r->min, k);

@@ -504,3 +504,27 @@ TEST_CASE("a reduction split with GuardWithIf runs its whole blocks without the 
     for (size_t at = text.find(guard); at != std::string::npos; at = text.find(guard, at + 1)) guards++;
     CHECK(guards == 8);
 }
+
+TEST_CASE("a layout packed in blocks of the vector width is read with dense loads by aligned tiles") {
+    const int n = 29, rows = 11;  // the last block of 8 columns is partial
+    Buffer<int> b(n, rows);
+    std::mt19937 rng(3);
+    b.for_each_value([&](int& v) { v = int(rng() % 1000); });
+    Func packed("packed"), f("f");
+    Var x("x"), y("y"), i("i"), k("k"), block("block"), xo("xo"), xi("xi");
+    // packed(i, k, block) is b(block * 8 + i, k): each block of 8 columns, row after row.
+    packed(i, k, block) = b(min(block * 8 + i, n - 1), k);
+    f(x, y) = packed(x % 8, y, x / 8) * 3 + 1;
+    packed.compute_root();
+    f.output_buffer().dim(0).set_min(0);
+    f.split(x, xo, xi, 8, TailStrategy::GuardWithIf).vectorize(xi);
+    Buffer<int> out = f.realize({n, rows});
+    for (int row = 0; row < rows; row++) {
+        for (int column = 0; column < n; column++)
+            CHECK_MESSAGE(out(column, row) == b(column, row) * 3 + 1, "at " << column << ", " << row);
+    }
+    // Each vector of a tile lies in one block: its quotient is one value and its remainders 0..7.
+    const std::string text = lowered_text(f);
+    CHECK(text.find("/ x8(8)") == std::string::npos);
+    CHECK(text.find("% x8(8)") == std::string::npos);
+}

@@ -210,6 +210,27 @@ TEST_CASE("division and modulo by constants use linear forms and ranges") {
     CHECK(s(Div::make(Cast::make(Int(32), u), i32(256))) == "0");
 }
 
+TEST_CASE("a ramp within one block of an aligned base divides to a broadcast, modulo to a ramp") {
+    const Expr x16 = Mul::make(x, i32(16));
+    auto ramp = [](const Expr& base, int stride, int lanes) { return Ramp::make(base, i32(stride), lanes); };
+    auto by = [](int k, int lanes) { return Broadcast::make(i32(k), lanes); };
+    CHECK(s(Div::make(ramp(x16, 1, 16), by(16, 16))) == "x16(x)");
+    CHECK(s(Mod::make(ramp(x16, 1, 16), by(16, 16))) == "ramp(0, 1, 16)");
+    CHECK(s(Mod::make(ramp(Add::make(x16, i32(4)), 2, 4), by(16, 4))) == "ramp(4, 2, 4)");
+    CHECK(s(Div::make(ramp(Add::make(x16, i32(8)), 1, 8), by(8, 8))) == "x8(((x * 2) + 1))");
+    // The base is known through a let: a tile's start.
+    const Expr t = Variable::make(Int(32), "t");
+    CHECK(s(Let::make("t", x16, Div::make(ramp(t, 1, 8), by(16, 8)))) ==
+          "(let t = (x * 16) in x8((t / 16)))");
+    CHECK(s(Let::make("t", Add::make(x16, y), Div::make(ramp(t, 1, 8), by(16, 8)))).find("ramp") !=
+          std::string::npos);
+    // A ramp that crosses into the next block stays as it is.
+    CHECK(s(Div::make(ramp(Add::make(x16, i32(9)), 1, 8), by(16, 8))).find("ramp") != std::string::npos);
+    CHECK(s(Mod::make(ramp(x16, 3, 8), by(16, 8))).find("%") != std::string::npos);
+    // Scalars: a known remainder.
+    CHECK(s(Let::make("t", Add::make(x16, i32(3)), Mod::make(t, i32(8)))) == "3");
+}
+
 // ---- Bounds-aware min and max ----
 
 TEST_CASE("min and max of provably ordered operands pick one") {
