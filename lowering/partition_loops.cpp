@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "ir/equal.h"
 #include "ir/interval.h"
 #include "ir/ir_util.h"
 #include "ir/linear_form.h"
@@ -18,27 +19,26 @@
 namespace tessera::lowering {
 namespace {
 
-// A comparison of two Int(32) values as "difference(a, b) + offset < 0".
-struct NegativeForm {
-    ir::Expr a, b;
-    int64_t offset = 0;
-};
+bool contains_likely(const ir::Expr& e) {
+    class Find : public ir::Visitor {
+    public:
+        bool found = false;
 
-std::optional<NegativeForm> negative_form(const ir::Expr& e) {
-    auto ints = [](const ir::Expr& x, const ir::Expr& y) {
-        return x.type() == Int(32) && y.type() == Int(32);
-    };
-    if (const ir::LT* op = e.as<ir::LT>(); op && ints(op->a, op->b)) return NegativeForm{op->a, op->b, 0};
-    if (const ir::LE* op = e.as<ir::LE>(); op && ints(op->a, op->b)) return NegativeForm{op->a, op->b, -1};
-    if (const ir::GT* op = e.as<ir::GT>(); op && ints(op->a, op->b)) return NegativeForm{op->b, op->a, 0};
-    if (const ir::GE* op = e.as<ir::GE>(); op && ints(op->a, op->b)) return NegativeForm{op->b, op->a, -1};
-    return std::nullopt;
+    private:
+        using ir::Visitor::visit;
+        void visit(const ir::Call* op) override {
+            found =
+                found || (op->call_type == ir::CallType::Intrinsic && op->intrinsic == ir::Intrinsic::Likely);
+            ir::Visitor::visit(op);
+        }
+    } find;
+    find.include(e);
+    return find.found;
 }
 
 void conjuncts(const ir::Expr& e, std::vector<ir::Expr>& out) {
-    const ir::Call* likely = e.as<ir::Call>();
-    if (likely && likely->intrinsic == ir::Intrinsic::Likely) {
-        conjuncts(likely->args[0], out);
+    if (ir::is_likely(e)) {
+        conjuncts(ir::without_likely(e), out);
     } else if (const ir::And* op = e.as<ir::And>()) {
         conjuncts(op->a, out);
         conjuncts(op->b, out);
@@ -47,29 +47,102 @@ void conjuncts(const ir::Expr& e, std::vector<ir::Expr>& out) {
     }
 }
 
-// The guards of one loop's body that hold in its first iterations: for each, the value of the
-// loop's variable from which it may fail. Walks the body with the lets inside the loop expanded
-// and the ranges of the loops inside it known.
-class GuardEnds : public ir::Visitor {
+// A comparison of two Int(32) scalars as "a - b + offset <= 0".
+struct AtMostZero {
+    ir::Expr a, b;
+    int64_t offset = 0;
+};
+
+std::optional<AtMostZero> at_most_zero(const ir::Expr& e) {
+    auto ints = [](const ir::Expr& x, const ir::Expr& y) {
+        return x.type() == Int(32) && y.type() == Int(32);
+    };
+    if (const ir::LT* op = e.as<ir::LT>(); op && ints(op->a, op->b)) return AtMostZero{op->a, op->b, 1};
+    if (const ir::LE* op = e.as<ir::LE>(); op && ints(op->a, op->b)) return AtMostZero{op->a, op->b, 0};
+    if (const ir::GT* op = e.as<ir::GT>(); op && ints(op->a, op->b)) return AtMostZero{op->b, op->a, 1};
+    if (const ir::GE* op = e.as<ir::GE>(); op && ints(op->a, op->b)) return AtMostZero{op->b, op->a, 0};
+    return std::nullopt;
+}
+
+// The iterations [start, end) of a loop in which a test comes out its likely way; an undefined end
+// is the loop's own.
+struct SteadyRange {
+    ir::Expr start, end;
+
+    void intersect(const SteadyRange& other) {
+        auto tighter = [](const ir::Expr& mine, const ir::Expr& theirs, bool is_start) {
+            if (!mine.defined()) return theirs;
+            if (!theirs.defined()) return mine;
+            return ir::simplify(is_start ? max(mine, theirs) : min(mine, theirs));
+        };
+        start = tighter(start, other.start, true);
+        end = tighter(end, other.end, false);
+    }
+};
+
+// A test of a loop's body proved to come out its likely way in a range of the loop's iterations.
+struct Test {
+    SteadyRange range;
+    ir::Expr clamp;            // min and max: the node
+    bool likely_is_b = false;  // min and max: which operand is the likely one
+    // The other tests whose likely sides the proof took.
+    std::set<const void*> assumed;
+};
+
+// The tests of one loop's body and where each holds. Walks the body with the lets inside the loop
+// expanded (into their values with the likely sides of the tests taken) and the ranges of the loops
+// inside it known; a test is visited after the tests inside it.
+class FindTests : public ir::Visitor {
 public:
     // outer_varying: the names that vary in loops around this one (their variables, and lets
-    // that depend on them); a guard that reads one is left to those loops.
-    GuardEnds(const std::string& loop, const std::multiset<std::string>& outer_varying)
+    // that depend on them); a test that reads one is left to those loops.
+    FindTests(const std::string& loop, const std::multiset<std::string>& outer_varying)
         : loop_(loop), outer_varying_(outer_varying) {}
 
-    std::map<const ir::IfThenElse*, ir::Expr> ends;
+    // The tests proved, once no proof rests on a test that was not.
+    std::map<const void*, Test> proved() const {
+        std::map<const void*, Test> result = tests_;
+        for (bool changed = true; changed;) {
+            changed = false;
+            for (auto it = result.begin(); it != result.end();) {
+                const bool sound = std::all_of(it->second.assumed.begin(), it->second.assumed.end(),
+                                               [&](const void* other) { return result.count(other) > 0; });
+                it = sound ? std::next(it) : result.erase(it);
+                changed = changed || !sound;
+            }
+        }
+        return result;
+    }
 
 private:
     using ir::Visitor::visit;
 
+    // A value in terms of what is bound outside the loop and of the loops inside it, and the tests
+    // taken their likely way in it.
+    struct Steady {
+        ir::Expr value;
+        std::set<const void*> assumed;
+    };
+
     void visit(const ir::LetStmt* op) override {
-        lets_[op->name].push_back(expanded(op->value));
+        include(op->value);
+        lets_[op->name].push_back(steady(op->value));
+        include(op->body);
+        lets_[op->name].pop_back();
+    }
+
+    void visit(const ir::Let* op) override {
+        include(op->value);
+        lets_[op->name].push_back(steady(op->value));
         include(op->body);
         lets_[op->name].pop_back();
     }
 
     void visit(const ir::For* op) override {
-        const ir::Expr min = expanded(op->min), max = ir::simplify(min + expanded(op->extent) - 1);
+        include(op->min);
+        include(op->extent);
+        const ir::Expr min = steady(op->min).value;
+        const ir::Expr max = ir::simplify(min + steady(op->extent).value - 1);
         auto previous = ranges_.find(op->name);
         const std::optional<ir::Interval> shadowed =
             previous == ranges_.end() ? std::nullopt : std::optional(previous->second);
@@ -82,34 +155,129 @@ private:
         }
     }
 
-    // A guard met more than once (a node the body shares between places, as an inner loop's two
-    // parts do) holds where it holds in every place.
     void visit(const ir::IfThenElse* op) override {
-        if (!op->else_case.defined() && !unproven_.count(op)) {
-            const ir::Expr condition = expanded(op->condition);
-            std::optional<ir::Expr> end = reads_outer_varying(condition) ? std::nullopt : end_of(condition);
-            auto known = ends.find(op);
-            if (!end) {
-                unproven_.insert(op);
-                if (known != ends.end()) ends.erase(known);
-            } else if (known != ends.end()) {
-                known->second = ir::simplify(min(known->second, *end));
-            } else {
-                ends[op] = *end;
-            }
-        }
         ir::Visitor::visit(op);
+        if (!op->else_case.defined()) record(op, conjunction(op->condition));
     }
 
-    // e in terms of what is bound outside the loop and of the loops inside it; the values of the
-    // lets are kept so expanded.
-    ir::Expr expanded(const ir::Expr& e) const {
-        std::map<std::string, ir::Expr> values;
-        for (const std::string& name : ir::variables_read(e)) {
-            auto it = lets_.find(name);
-            if (it != lets_.end() && !it->second.empty()) values[name] = it->second.back();
+    void visit(const ir::Select* op) override {
+        ir::Visitor::visit(op);
+        if (ir::is_likely(op->condition) && op->type.is_scalar()) record(op, conjunction(op->condition));
+    }
+
+    void visit(const ir::Min* op) override {
+        ir::Visitor::visit(op);
+        clamp(ir::handle_of(op), op->a, op->b, true);
+    }
+
+    void visit(const ir::Max* op) override {
+        ir::Visitor::visit(op);
+        clamp(ir::handle_of(op), op->a, op->b, false);
+    }
+
+    // min(likely, other) is the likely operand where likely <= other; max where likely >= other.
+    void clamp(const ir::Expr& node, const ir::Expr& a, const ir::Expr& b, bool is_min) {
+        const bool in_a = contains_likely(a), in_b = contains_likely(b);
+        if (in_a == in_b || a.type() != Int(32)) return;
+        const ir::Expr& likely = in_a ? a : b;
+        const ir::Expr& other = in_a ? b : a;
+        Test test;
+        std::optional<SteadyRange> range = is_min ? where_at_most_zero({likely, other, 0}, test.assumed)
+                                                  : where_at_most_zero({other, likely, 0}, test.assumed);
+        test.likely_is_b = in_b;
+        test.clamp = node;
+        record(node.get(), range, test);
+    }
+
+    struct Proof {
+        std::optional<SteadyRange> range;
+        std::set<const void*> assumed;
+    };
+
+    Proof conjunction(const ir::Expr& condition) {
+        std::vector<ir::Expr> terms;
+        conjuncts(condition, terms);
+        Proof proof{SteadyRange{}, {}};
+        for (const ir::Expr& term : terms) {
+            std::optional<AtMostZero> form = at_most_zero(term);
+            std::optional<SteadyRange> range =
+                form ? where_at_most_zero(*form, proof.assumed) : std::optional<SteadyRange>();
+            if (!range) return Proof{std::nullopt, {}};
+            proof.range->intersect(*range);
         }
-        return values.empty() ? e : ir::substitute(values, e);
+        return proof;
+    }
+
+    void record(const void* node, const Proof& proof) {
+        Test test;
+        test.assumed = proof.assumed;
+        record(node, proof.range, test);
+    }
+
+    // A test met more than once (a node the body shares between places, as an inner loop's parts
+    // do) holds where it holds in every place.
+    void record(const void* node, const std::optional<SteadyRange>& range, Test test) {
+        if (unproven_.count(node)) return;
+        auto known = tests_.find(node);
+        if (!range) {
+            unproven_.insert(node);
+            if (known != tests_.end()) tests_.erase(known);
+            return;
+        }
+        test.range = *range;
+        if (known == tests_.end()) {
+            tests_[node] = test;
+        } else {
+            known->second.range.intersect(*range);
+            known->second.assumed.merge(test.assumed);
+        }
+    }
+
+    // Where a - b + offset <= 0 for every value of the loops inside, with the tests in a and b taken
+    // their likely way: an increasing difference holds up to an end, a decreasing one from a start.
+    std::optional<SteadyRange> where_at_most_zero(const AtMostZero& form, std::set<const void*>& assumed) {
+        Steady a = steady(form.a), b = steady(form.b);
+        const ir::Expr difference = ir::simplify(a.value - b.value + int32_t(form.offset));
+        if (reads_outer_varying(difference)) return std::nullopt;
+        const ir::Expr highest = ir::bounds_of_expr(difference, ranges_).max;
+        if (!highest.defined()) return std::nullopt;
+        std::optional<ir::LinearForm> f = ir::exact_difference(ir::simplify(highest), ir::make_zero(Int(32)));
+        if (!f) return std::nullopt;
+        ir::LinearForm rest(Int(32));
+        rest.add_constant(f->constant);
+        int64_t c = 0;
+        for (const auto& [term, coefficient] : f->terms) {
+            const ir::Variable* v = term.as<ir::Variable>();
+            if (v && v->name == loop_) {
+                c = coefficient;
+            } else if (ir::uses_var(term, loop_) || reads_inner_loop(term)) {
+                return std::nullopt;
+            } else {
+                rest.add_term(term, coefficient);
+            }
+        }
+        if (c == 0) return std::nullopt;
+        assumed.merge(a.assumed);
+        assumed.merge(b.assumed);
+        // c * v + rest <= 0: v <= floor(-rest / c) for c > 0, v >= ceil(rest / -c) for c < 0.
+        const ir::Expr r = rest.to_expr();
+        if (c > 0) return SteadyRange{ir::Expr(), (0 - r) / int32_t(c) + 1};
+        return SteadyRange{(r + int32_t(-c - 1)) / int32_t(-c), ir::Expr()};
+    }
+
+    // e with the tests proved so far taken their likely way and the lets inside the loop expanded.
+    Steady steady(const ir::Expr& e) const {
+        Steady result;
+        ir::Expr taken = TakeLikely(tests_, result.assumed).mutate(e);
+        std::map<std::string, ir::Expr> values;
+        for (const std::string& name : ir::variables_read(taken)) {
+            auto it = lets_.find(name);
+            if (it == lets_.end() || it->second.empty()) continue;
+            values[name] = it->second.back().value;
+            result.assumed.insert(it->second.back().assumed.begin(), it->second.back().assumed.end());
+        }
+        result.value = values.empty() ? taken : ir::substitute(values, taken);
+        return result;
     }
 
     bool reads_outer_varying(const ir::Expr& e) const {
@@ -119,74 +287,137 @@ private:
         return false;
     }
 
-    // The first value of the loop variable at which the condition may fail, if the condition is
-    // a conjunction of comparisons that increase with it.
-    std::optional<ir::Expr> end_of(const ir::Expr& condition) const {
-        std::vector<ir::Expr> terms;
-        conjuncts(condition, terms);
-        ir::Expr end;
-        for (const ir::Expr& term : terms) {
-            std::optional<ir::Expr> term_end = end_of_comparison(term);
-            if (!term_end) return std::nullopt;
-            end = end.defined() ? min(end, *term_end) : *term_end;
+    bool reads_inner_loop(const ir::Expr& e) const {
+        for (const std::string& name : ir::variables_read(e)) {
+            if (ranges_.count(name)) return true;
         }
-        return ir::simplify(end);
+        return false;
     }
 
-    // For c * v + rest < 0 with c > 0: v < ceil(-max(rest) / c), max(rest) taken over the loops
-    // inside this one.
-    std::optional<ir::Expr> end_of_comparison(const ir::Expr& term) const {
-        std::optional<NegativeForm> form = negative_form(term);
-        if (!form) return std::nullopt;
-        std::optional<ir::LinearForm> difference = ir::exact_difference(form->a, form->b);
-        if (!difference) return std::nullopt;
-        ir::LinearForm rest(Int(32));
-        rest.add_constant(difference->constant + form->offset);
-        int64_t coefficient = 0;
-        for (const auto& [expr, c] : difference->terms) {
-            const ir::Variable* v = expr.as<ir::Variable>();
-            if (v && v->name == loop_) {
-                coefficient = c;
-            } else if (ir::uses_var(expr, loop_)) {
-                return std::nullopt;
-            } else {
-                rest.add_term(expr, c);
-            }
+    // Replaces each test proved so far by its likely side, noting it; drops likely() marks.
+    class TakeLikely : public ir::Mutator {
+    public:
+        TakeLikely(const std::map<const void*, Test>& tests, std::set<const void*>& taken)
+            : tests_(tests), taken_(taken) {}
+
+    private:
+        using ir::Mutator::visit;
+        ir::Expr visit(const ir::Call* op) override {
+            if (op->call_type == ir::CallType::Intrinsic && op->intrinsic == ir::Intrinsic::Likely)
+                return mutate(op->args[0]);
+            return ir::Mutator::visit(op);
         }
-        if (coefficient <= 0) return std::nullopt;
-        const ir::Expr highest = ir::bounds_of_expr(rest.to_expr(), ranges_).max;
-        if (!highest.defined() || ir::uses_var(highest, loop_)) return std::nullopt;
-        for (const auto& [inner, range] : ranges_) {
-            if (ir::uses_var(highest, inner)) return std::nullopt;
+        ir::Expr visit(const ir::Min* op) override { return side(op, op->a, op->b); }
+        ir::Expr visit(const ir::Max* op) override { return side(op, op->a, op->b); }
+        ir::Expr visit(const ir::Select* op) override {
+            if (!tests_.count(op)) return ir::Mutator::visit(op);
+            taken_.insert(op);
+            return mutate(op->true_value);
         }
-        const ir::Expr c = ir::make_const(Int(32), coefficient);
-        return (c - 1 - highest) / c;
-    }
+        template <typename T>
+        ir::Expr side(const T* op, const ir::Expr& a, const ir::Expr& b) {
+            auto test = tests_.find(op);
+            if (test == tests_.end()) return ir::Mutator::visit(op);
+            taken_.insert(op);
+            return mutate(test->second.likely_is_b ? b : a);
+        }
+        const std::map<const void*, Test>& tests_;
+        std::set<const void*>& taken_;
+    };
 
     const std::string& loop_;
     const std::multiset<std::string>& outer_varying_;
-    std::map<std::string, std::vector<ir::Expr>> lets_;
+    std::map<std::string, std::vector<Steady>> lets_;
     std::map<std::string, ir::Interval> ranges_;
-    std::set<const ir::IfThenElse*> unproven_;
+    std::map<const void*, Test> tests_;
+    std::set<const void*> unproven_;
 };
 
-// The body with the given guards taken as true.
-class DropGuards : public ir::Mutator {
+// The names a statement binds: its lets and loops.
+std::set<std::string> names_bound(const ir::Stmt& s) {
+    class Find : public ir::Visitor {
+    public:
+        std::set<std::string> names;
+
+    private:
+        using ir::Visitor::visit;
+        void visit(const ir::LetStmt* op) override {
+            names.insert(op->name);
+            ir::Visitor::visit(op);
+        }
+        void visit(const ir::Let* op) override {
+            names.insert(op->name);
+            ir::Visitor::visit(op);
+        }
+        void visit(const ir::For* op) override {
+            names.insert(op->name);
+            ir::Visitor::visit(op);
+        }
+    } find;
+    find.include(s);
+    return find.names;
+}
+
+// min or max with likely() marks taken off its operands.
+ir::Expr unmarked(const ir::Expr& clamp) {
+    if (const ir::Min* op = clamp.as<ir::Min>())
+        return ir::Min::make(ir::without_likely(op->a), ir::without_likely(op->b));
+    const ir::Max* op = clamp.as<ir::Max>();
+    return ir::Max::make(ir::without_likely(op->a), ir::without_likely(op->b));
+}
+
+// The body of the steady part: each proved test taken its likely way. So is a min or max equal to
+// a proved clamp but for its marks, when it reads nothing the body binds (so that both have the
+// same value in each iteration): the bounds of a tile, computed from its consumer's loop without
+// the marks, then move with the loop as the consumer does.
+class TakeLikelySides : public ir::Mutator {
 public:
-    explicit DropGuards(const std::map<const ir::IfThenElse*, ir::Expr>& guards) : guards_(guards) {}
+    TakeLikelySides(const std::map<const void*, Test>& tests, const ir::Stmt& body) : tests_(tests) {
+        const std::set<std::string> bound = names_bound(body);
+        for (const auto& [node, test] : tests) {
+            if (!test.clamp.defined() || reads_any(test.clamp, bound)) continue;
+            unmarked_clamps_.push_back({unmarked(test.clamp), test.likely_is_b});
+        }
+    }
 
 private:
     using ir::Mutator::visit;
+
+    static bool reads_any(const ir::Expr& e, const std::set<std::string>& names) {
+        for (const std::string& name : ir::variables_read(e)) {
+            if (names.count(name)) return true;
+        }
+        return false;
+    }
     ir::Stmt visit(const ir::IfThenElse* op) override {
-        if (guards_.count(op)) return mutate(op->then_case);
+        if (tests_.count(op)) return mutate(op->then_case);
         return ir::Mutator::visit(op);
     }
-    const std::map<const ir::IfThenElse*, ir::Expr>& guards_;
+    ir::Expr visit(const ir::Select* op) override {
+        if (tests_.count(op)) return mutate(op->true_value);
+        return ir::Mutator::visit(op);
+    }
+    ir::Expr visit(const ir::Min* op) override { return side(op, op->a, op->b); }
+    ir::Expr visit(const ir::Max* op) override { return side(op, op->a, op->b); }
+    template <typename T>
+    ir::Expr side(const T* op, const ir::Expr& a, const ir::Expr& b) {
+        if (auto test = tests_.find(op); test != tests_.end())
+            return ir::without_likely(mutate(test->second.likely_is_b ? b : a));
+        if (!unmarked_clamps_.empty() && !ir::is_likely(a) && !ir::is_likely(b)) {
+            const ir::Expr self = ir::handle_of(op);
+            for (const auto& [clamp, likely_is_b] : unmarked_clamps_) {
+                if (ir::equal(self, clamp)) return mutate(likely_is_b ? b : a);
+            }
+        }
+        return ir::Mutator::visit(op);
+    }
+    const std::map<const void*, Test>& tests_;
+    std::vector<std::pair<ir::Expr, bool>> unmarked_clamps_;
 };
 
-// Inner loops are partitioned first, each for the guards that depend on no serial loop around it:
-// a guard that does (xo * 8 + xi < n, in the loop of xi) is the outer loop's to partition, and
-// splitting the inner loop for it as well would only double the code.
+// Inner loops are partitioned first, each for the tests that depend on no serial loop around it:
+// a test that does (xo * 8 + xi < n, in the loop of xi) is the outer loop's to partition, and
+// splitting the inner loop for it as well would only multiply the code.
 class PartitionLoops : public ir::Mutator {
     using ir::Mutator::visit;
 
@@ -212,20 +443,39 @@ class PartitionLoops : public ir::Mutator {
                                : ir::For::make(op->name, op->min, op->extent, op->for_kind, body);
         if (!serial) return mutated;
         const ir::For* loop = mutated.as<ir::For>();
-        GuardEnds guards(loop->name, varying_);
-        guards.include(loop->body);
-        if (guards.ends.empty()) return mutated;
-        ir::Expr end;
-        for (const auto& [guard, guard_end] : guards.ends)
-            end = end.defined() ? min(end, guard_end) : guard_end;
+        FindTests find(loop->name, varying_);
+        find.include(loop->body);
+        const std::map<const void*, Test> tests = find.proved();
+        if (tests.empty()) return mutated;
+        SteadyRange steady_range;
+        for (const auto& [node, test] : tests) steady_range.intersect(test.range);
+        return partitioned(loop, steady_range, TakeLikelySides(tests, loop->body).mutate(loop->body),
+                           op->body);
+    }
+
+    // The loop as a prologue (if the range has a start), the steady part and an epilogue (if it
+    // has an end). The prologue and the epilogue run the body with its inner loops not partitioned:
+    // they are the edges, and partitioning nested loops in every part would multiply the code by
+    // the depth of the nest.
+    static ir::Stmt partitioned(const ir::For* loop, const SteadyRange& range, const ir::Stmt& steady_body,
+                                const ir::Stmt& edge_body) {
         const ir::Expr loop_end = loop->min + loop->extent;
-        const std::string split_name = loop->name + ".steady_end";
-        const ir::Expr split = ir::int_var(split_name);
-        ir::Stmt steady = ir::For::make(loop->name, loop->min, split - loop->min, ir::ForKind::Serial,
-                                        DropGuards(guards.ends).mutate(loop->body));
-        ir::Stmt rest = ir::For::make(loop->name, split, loop_end - split, ir::ForKind::Serial, loop->body);
-        return ir::LetStmt::make(split_name, ir::simplify(max(loop->min, min(loop_end, end))),
-                                 ir::Block::make(steady, rest));
+        const std::string start_name = loop->name + ".steady_start", end_name = loop->name + ".steady_end";
+        const ir::Expr start = range.start.defined() ? ir::int_var(start_name) : loop->min;
+        const ir::Expr end = range.end.defined() ? ir::int_var(end_name) : loop_end;
+        auto part = [&](const ir::Expr& from, const ir::Expr& to, const ir::Stmt& body) {
+            return ir::For::make(loop->name, from, to - from, ir::ForKind::Serial, body);
+        };
+        std::vector<ir::Stmt> parts;
+        if (range.start.defined()) parts.push_back(part(loop->min, start, edge_body));
+        parts.push_back(part(start, end, steady_body));
+        if (range.end.defined()) parts.push_back(part(end, loop_end, edge_body));
+        ir::Stmt s = ir::Block::make(std::move(parts));
+        if (range.end.defined())
+            s = ir::LetStmt::make(end_name, ir::simplify(max(start, min(loop_end, range.end))), s);
+        if (range.start.defined())
+            s = ir::LetStmt::make(start_name, ir::simplify(min(loop_end, max(loop->min, range.start))), s);
+        return s;
     }
 
     // The names that vary in the serial loops around the statement visited (a name bound twice is
@@ -233,8 +483,26 @@ class PartitionLoops : public ir::Mutator {
     std::multiset<std::string> varying_;
 };
 
+// The likely() marks of values, their work done: a value with a mark and the same value without it
+// (a tile's bounds) would not cancel. The marks of guards stay, for the branch weights.
+class StripValueMarks : public ir::Mutator {
+    using ir::Mutator::visit;
+    ir::Expr visit(const ir::Call* op) override {
+        if (op->call_type == ir::CallType::Intrinsic && op->intrinsic == ir::Intrinsic::Likely)
+            return mutate(op->args[0]);
+        return ir::Mutator::visit(op);
+    }
+    ir::Stmt visit(const ir::IfThenElse* op) override {
+        if (!ir::is_likely(op->condition)) return ir::Mutator::visit(op);
+        const ir::Expr inner = op->condition.as<ir::Call>()->args[0];
+        const ir::Expr condition = ir::Call::make_intrinsic(Bool(), ir::Intrinsic::Likely, {mutate(inner)});
+        return ir::IfThenElse::make(condition, mutate(op->then_case),
+                                    op->else_case.defined() ? mutate(op->else_case) : ir::Stmt());
+    }
+};
+
 }  // namespace
 
-ir::Stmt partition_loops(const ir::Stmt& s) { return PartitionLoops().mutate(s); }
+ir::Stmt partition_loops(const ir::Stmt& s) { return StripValueMarks().mutate(PartitionLoops().mutate(s)); }
 
 }  // namespace tessera::lowering

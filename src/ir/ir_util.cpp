@@ -100,6 +100,16 @@ Expr type_max(Type t) {
 
 Expr int_var(const std::string& name) { return Variable::make(Int(32), name); }
 
+bool is_likely(const Expr& e) {
+    const Call* call = e.as<Call>();
+    return call && call->call_type == CallType::Intrinsic && call->intrinsic == Intrinsic::Likely;
+}
+
+Expr without_likely(Expr e) {
+    while (is_likely(e)) e = e.as<Call>()->args[0];
+    return e;
+}
+
 namespace {
 
 class FindVar : public Visitor {

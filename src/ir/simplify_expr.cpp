@@ -159,6 +159,8 @@ Expr Simplifier::visit(const Call* op) {
         changed = changed || !args.back().same_as(a);
     }
     if (Expr f = fold_intrinsic(op, args); f.defined()) return f;
+    // A constant is what it is likely to be.
+    if (op->intrinsic == Intrinsic::Likely && is_const(args[0])) return args[0];
     if (!changed) return handle_of(op);
     auto copy = std::make_shared<Call>(*op);
     copy->args = std::move(args);
@@ -445,9 +447,10 @@ Expr Simplifier::min_max(const Expr& original, bool is_min, const Expr& a0, cons
     const bool swap = is_const(a0) && !is_const(b0);
     const Expr& a = swap ? b0 : a0;
     const Expr& b = swap ? a0 : b0;
-    if (auto d = difference_range(a, b)) {
-        if (d->min >= 0) return is_min ? a : b;  // a <= b
-        if (d->max <= 0) return is_min ? b : a;  // b <= a
+    // The operand that wins whatever the other's value; a likely() mark is no longer of use then.
+    if (auto d = difference_range(without_likely(a), without_likely(b))) {
+        if (d->min >= 0) return without_likely(is_min ? a : b);  // a <= b
+        if (d->max <= 0) return without_likely(is_min ? b : a);  // b <= a
     }
     if (Expr n = nested_min_max(is_min, a, b); n.defined()) return n;
     return rebuild(original, a, b);

@@ -28,9 +28,12 @@ Func remap(const Func& source, const Region& bounds, const char* condition,
     std::vector<Expr> vars = implicit_vars(source.dimensions()), coords = vars;
     for (size_t d = 0; d < bounds.size(); d++) {
         if (bounds[d].min.defined() && bounds[d].extent.defined()) {
-            // The clamp changes no value; it tells bounds inference the exact range read.
+            // The clamp changes no value of a remapped coordinate; it tells bounds inference the
+            // exact range read. It is likely to pass its coordinate through: loop partitioning then
+            // leaves it out of the interior, where vector reads become dense.
             const Expr& min = bounds[d].min;
-            coords[d] = clamp(coordinate(vars[d], min, bounds[d].extent), min, min + bounds[d].extent - 1);
+            coords[d] =
+                clamp(likely(coordinate(vars[d], min, bounds[d].extent)), min, min + bounds[d].extent - 1);
         }
     }
     Func f(lang::unique_name(std::string(condition) + "_" + source.name()));
@@ -59,7 +62,7 @@ Func constant_exterior(const Func& source, const Expr& value, const Region& boun
     Func clamped = repeat_edge(source, bounds);
     Func f(lang::unique_name("constant_exterior_" + source.name()));
     Expr v = cast(source.type(), value);
-    f(vars) = inside.defined() ? select(inside, Expr(clamped(vars)), v) : Expr(clamped(vars));
+    f(vars) = inside.defined() ? select(likely(inside), Expr(clamped(vars)), v) : Expr(clamped(vars));
     return f;
 }
 

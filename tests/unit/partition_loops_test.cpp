@@ -1,5 +1,6 @@
-// The partition_loops pass: a loop guarded at its end runs its steady part without the guards and
-// the rest with them, computing what the guarded loop computes; guards it cannot prove stay.
+// The partition_loops pass: a loop guarded or clamped at its ends runs its steady part without the
+// guards and clamps, and its first and last iterations with them, computing what the original loop
+// computes; tests it cannot prove stay.
 
 #include <doctest/doctest.h>
 
@@ -23,8 +24,10 @@ using namespace tessera::test;
 namespace {
 
 // What branches_in_loops finds: the steady part without branches, the rest with them; one loop
-// with them; two loops with them.
-const std::vector<bool> kSteadyThenRest{false, true}, kOneGuardedLoop{true}, kTwoGuardedLoops{true, true};
+// with them; two loops with them; a prologue and an epilogue with them around the steady part; a
+// prologue with them, then the steady part.
+const std::vector<bool> kSteadyThenRest{false, true}, kOneGuardedLoop{true}, kTwoGuardedLoops{true, true},
+    kPrologueSteadyEpilogue{true, false, true}, kPrologueThenSteady{true, false};
 
 // For each loop of the given name, in order: whether its body holds a branch.
 std::vector<bool> branches_in_loops(const Stmt& s, const std::string& name) {
@@ -103,24 +106,35 @@ TEST_CASE("comparisons written either way round, <=, and conjunctions of them ar
     }
 }
 
-TEST_CASE("guards that fail at the start, depend on data or are not linear stay in the one loop") {
+TEST_CASE("guards that fail at the start run in a prologue, and at both ends in both") {
     const Expr x = var("x"), n = var("n");
-    for (const Expr& condition : {GT::make(x, i32(5)), LT::make(load("in", x), i32(40)),
-                                  LT::make(mul(x, x), n), And::make(LT::make(x, n), GT::make(x, i32(5)))}) {
+    for (int size : {29, 3, 0}) {
+        CAPTURE(size);
+        Stmt at_start = compare(arguments(size), guarded_split(GT::make(x, i32(5))));
+        CHECK_MESSAGE(branches_in_loops(at_start, "xo") == kPrologueThenSteady, at_start);
+        Stmt both = compare(arguments(size), guarded_split(And::make(LT::make(x, n), GT::make(x, i32(5)))));
+        CHECK_MESSAGE(branches_in_loops(both, "xo") == kPrologueSteadyEpilogue, both);
+    }
+}
+
+TEST_CASE("guards that depend on data or are not linear stay in the one loop") {
+    const Expr x = var("x"), n = var("n");
+    for (const Expr& condition : {LT::make(load("in", x), i32(40)), LT::make(mul(x, x), n)}) {
         CAPTURE(condition);
         Stmt partitioned = compare(arguments(29), guarded_split(condition));
         CHECK_MESSAGE(branches_in_loops(partitioned, "xo") == kOneGuardedLoop, partitioned);
     }
 }
 
-TEST_CASE("a guard inside an inner loop whose range moves with the outer loop is not dropped") {
-    // for xo in [0, 8): for xi in [xo, xo + 8): if (xi < n) out[xi] += 1: the guard's test grows
-    // with xo only through the inner loop's range, which the pass does not reason about.
+TEST_CASE(
+    "a guard inside an inner loop whose range moves with the outer loop holds where all its range does") {
+    // for xo in [0, 8): for xi in [xo, xo + 8): if (xi < n) out[xi] += 1: the guard holds in every
+    // xi while xo + 7 < n.
     Stmt body = Store::make("out", add(load("out", var("xi")), i32(1)), var("xi"));
     Stmt s = loop("xo", i32(0), i32(8),
                   loop("xi", var("xo"), i32(8), IfThenElse::make(LT::make(var("xi"), var("n")), body)));
     Stmt partitioned = compare(arguments(11), s);
-    CHECK_MESSAGE(branches_in_loops(partitioned, "xo") == kOneGuardedLoop, partitioned);
+    CHECK_MESSAGE(branches_in_loops(partitioned, "xo") == kSteadyThenRest, partitioned);
 }
 
 TEST_CASE("loops partitioned inside a partitioned loop still compute what the guarded nest computes") {
@@ -146,7 +160,86 @@ TEST_CASE("loops partitioned inside a partitioned loop still compute what the gu
     Stmt partitioned = compare(args, s);
     // Each part of yo holds the part of xo that keeps the guard on x.
     CHECK_MESSAGE(branches_in_loops(partitioned, "yo") == kTwoGuardedLoops, partitioned);
-    const std::vector<bool> x_loops = branches_in_loops(partitioned, "xo");
-    CHECK_MESSAGE(x_loops.size() == 4, partitioned);  // two parts in each part of yo
-    CHECK_MESSAGE(!x_loops.front(), partitioned);
+    // The steady rows have the loop of xo in two parts; the last rows, an edge, have it whole.
+    const std::vector<bool> steady_rows_then_edge_rows{false, true, true};
+    CHECK_MESSAGE(branches_in_loops(partitioned, "xo") == steady_rows_then_edge_rows, partitioned);
+}
+
+namespace {
+
+// Counts the min, max and select nodes of each loop of the given name, in order.
+std::vector<int> clamps_in_loops(const Stmt& s, const std::string& name) {
+    class Count : public Visitor {
+    public:
+        explicit Count(const std::string& name) : name_(name) {}
+        std::vector<int> found;
+
+    private:
+        using Visitor::visit;
+        void visit(const For* op) override {
+            if (op->name != name_) return Visitor::visit(op);
+            found.push_back(0);
+            current_.push_back(found.size() - 1);
+            Visitor::visit(op);
+            current_.pop_back();
+        }
+        void count() {
+            for (size_t loop : current_) found[loop]++;
+        }
+        void visit(const Min* op) override { count(), Visitor::visit(op); }
+        void visit(const Max* op) override { count(), Visitor::visit(op); }
+        void visit(const Select* op) override { count(), Visitor::visit(op); }
+        const std::string& name_;
+        std::vector<size_t> current_;
+    } counter(name);
+    counter.include(s);
+    return counter.found;
+}
+
+// for x in [0, n): out[x] = value of x, a one-dimensional stencil over in[0, n).
+Stmt stencil(const Expr& value_of_x) {
+    return loop("x", i32(0), var("n"), Store::make("out", value_of_x, var("x")));
+}
+
+// in[clamp(likely(x + offset), 0, n - 1)], as BoundaryConditions::repeat_edge reads.
+Expr clamped_read(int offset) {
+    Expr at = add(var("x"), i32(offset));
+    Expr clamped = Max::make(
+        Min::make(Call::make_intrinsic(Int(32), Intrinsic::Likely, {at}), add(var("n"), i32(-1))), i32(0));
+    return load("in", clamped);
+}
+
+}  // namespace
+
+TEST_CASE("clamps marked likely are left out of the steady part, which reads unclamped") {
+    const Stmt s = stencil(add(add(clamped_read(-1), clamped_read(0)), clamped_read(2)));
+    for (int n : {29, 3, 1}) {
+        CAPTURE(n);
+        Stmt partitioned = compare(arguments(n), s);
+        const std::vector<int> clamps = clamps_in_loops(partitioned, "x");
+        REQUIRE_MESSAGE(clamps.size() == 3, partitioned);
+        CHECK_MESSAGE(clamps[1] == 0, partitioned);
+    }
+}
+
+TEST_CASE(
+    "a select whose condition is likely, as constant_exterior makes, takes its true side in the steady "
+    "part") {
+    const Expr x = var("x"), n = var("n");
+    const Expr inside = And::make(GE::make(add(x, i32(-2)), i32(0)), LT::make(add(x, i32(2)), n));
+    const Expr likely_inside = Call::make_intrinsic(Bool(), Intrinsic::Likely, {inside});
+    const Stmt s = stencil(Select::make(likely_inside, add(clamped_read(-2), clamped_read(2)), i32(-1)));
+    for (int n : {29, 3}) {
+        CAPTURE(n);
+        Stmt partitioned = compare(arguments(n), s);
+        const std::vector<int> clamps = clamps_in_loops(partitioned, "x");
+        REQUIRE_MESSAGE(clamps.size() == 3, partitioned);
+        CHECK_MESSAGE(clamps[1] == 0, partitioned);
+    }
+}
+
+TEST_CASE("min and max not marked likely are left as they are") {
+    const Expr at = Max::make(Min::make(add(var("x"), i32(-1)), add(var("n"), i32(-3))), i32(0));
+    Stmt partitioned = compare(arguments(29), stencil(load("in", at)));
+    CHECK_MESSAGE(clamps_in_loops(partitioned, "x") == std::vector<int>{2}, partitioned);
 }
