@@ -89,15 +89,128 @@ struct Test {
     std::set<const void*> assumed;
 };
 
+// The names a statement binds: its lets and loops.
+std::set<std::string> names_bound(const ir::Stmt& s) {
+    class Find : public ir::Visitor {
+    public:
+        std::set<std::string> names;
+
+    private:
+        using ir::Visitor::visit;
+        void visit(const ir::LetStmt* op) override {
+            names.insert(op->name);
+            ir::Visitor::visit(op);
+        }
+        void visit(const ir::Let* op) override {
+            names.insert(op->name);
+            ir::Visitor::visit(op);
+        }
+        void visit(const ir::For* op) override {
+            names.insert(op->name);
+            ir::Visitor::visit(op);
+        }
+    } find;
+    find.include(s);
+    return find.names;
+}
+
+// A proved min or max with its likely() marks taken off. A min or max equal to it that reads
+// nothing the loop's body binds has the same value in each iteration, and so the same likely side:
+// the bounds of a tile, which bounds inference computes from its consumer's loop without the marks,
+// then move with the loop as the consumer does.
+struct UnmarkedClamp {
+    ir::Expr form;
+    bool likely_is_b;
+    const void* test;
+};
+
+std::vector<UnmarkedClamp> unmarked_clamps(const std::map<const void*, Test>& tests,
+                                           const std::set<std::string>& bound_in_body) {
+    std::vector<UnmarkedClamp> clamps;
+    for (const auto& [node, test] : tests) {
+        if (!test.clamp.defined()) continue;
+        const std::unordered_set<std::string> read = ir::variables_read(test.clamp);
+        if (std::any_of(read.begin(), read.end(),
+                        [&](const std::string& n) { return bound_in_body.count(n); }))
+            continue;
+        ir::Expr form;
+        if (const ir::Min* op = test.clamp.as<ir::Min>())
+            form = ir::Min::make(ir::without_likely(op->a), ir::without_likely(op->b));
+        else if (const ir::Max* op = test.clamp.as<ir::Max>())
+            form = ir::Max::make(ir::without_likely(op->a), ir::without_likely(op->b));
+        clamps.push_back({form, test.likely_is_b, node});
+    }
+    return clamps;
+}
+
+// Each proved test taken its likely way, and each min or max equal to an unmarked clamp; the
+// tests taken are noted. With drop_marks, every likely() mark goes too (for reasoning about values);
+// otherwise only those of the sides taken (the marks of the tests left are for enclosing loops).
+class TakeLikelySides : public ir::Mutator {
+public:
+    TakeLikelySides(const std::map<const void*, Test>& tests, const std::vector<UnmarkedClamp>& clamps,
+                    bool drop_marks, std::set<const void*>* taken = nullptr)
+        : tests_(tests), clamps_(clamps), drop_marks_(drop_marks), taken_(taken) {}
+
+private:
+    using ir::Mutator::visit;
+
+    ir::Stmt visit(const ir::IfThenElse* op) override {
+        if (!tests_.count(op)) return ir::Mutator::visit(op);
+        note(op);
+        return mutate(op->then_case);
+    }
+    ir::Expr visit(const ir::Select* op) override {
+        if (!tests_.count(op)) return ir::Mutator::visit(op);
+        note(op);
+        return mutate(op->true_value);
+    }
+    ir::Expr visit(const ir::Call* op) override {
+        if (drop_marks_ && op->call_type == ir::CallType::Intrinsic && op->intrinsic == ir::Intrinsic::Likely)
+            return mutate(op->args[0]);
+        return ir::Mutator::visit(op);
+    }
+    ir::Expr visit(const ir::Min* op) override { return clamp(op, op->a, op->b); }
+    ir::Expr visit(const ir::Max* op) override { return clamp(op, op->a, op->b); }
+
+    template <typename T>
+    ir::Expr clamp(const T* op, const ir::Expr& a, const ir::Expr& b) {
+        if (auto test = tests_.find(op); test != tests_.end()) {
+            note(op);
+            return ir::without_likely(mutate(test->second.likely_is_b ? b : a));
+        }
+        if (!ir::is_likely(a) && !ir::is_likely(b)) {
+            const ir::Expr self = ir::handle_of(op);
+            for (const UnmarkedClamp& c : clamps_) {
+                if (!ir::equal(self, c.form)) continue;
+                note(c.test);
+                return mutate(c.likely_is_b ? b : a);
+            }
+        }
+        return ir::Mutator::visit(op);
+    }
+
+    void note(const void* test) {
+        if (taken_) taken_->insert(test);
+    }
+
+    const std::map<const void*, Test>& tests_;
+    const std::vector<UnmarkedClamp>& clamps_;
+    const bool drop_marks_;
+    std::set<const void*>* taken_;
+};
+
 // The tests of one loop's body and where each holds. Walks the body with the lets inside the loop
 // expanded (into their values with the likely sides of the tests taken) and the ranges of the loops
-// inside it known; a test is visited after the tests inside it.
+// inside it known; a test is visited after the tests inside it. The unmarked clamps proved in an
+// earlier walk are taken as well.
 class FindTests : public ir::Visitor {
 public:
     // outer_varying: the names that vary in loops around this one (their variables, and lets
     // that depend on them); a test that reads one is left to those loops.
-    FindTests(const std::string& loop, const std::multiset<std::string>& outer_varying)
-        : loop_(loop), outer_varying_(outer_varying) {}
+    FindTests(const std::string& loop, const std::multiset<std::string>& outer_varying,
+              const std::vector<UnmarkedClamp>& earlier_clamps)
+        : loop_(loop), outer_varying_(outer_varying), earlier_clamps_(earlier_clamps) {}
 
     // The tests proved, once no proof rests on a test that was not.
     std::map<const void*, Test> proved() const {
@@ -268,7 +381,7 @@ private:
     // e with the tests proved so far taken their likely way and the lets inside the loop expanded.
     Steady steady(const ir::Expr& e) const {
         Steady result;
-        ir::Expr taken = TakeLikely(tests_, result.assumed).mutate(e);
+        const ir::Expr taken = TakeLikelySides(tests_, earlier_clamps_, true, &result.assumed).mutate(e);
         std::map<std::string, ir::Expr> values;
         for (const std::string& name : ir::variables_read(taken)) {
             auto it = lets_.find(name);
@@ -294,125 +407,13 @@ private:
         return false;
     }
 
-    // Replaces each test proved so far by its likely side, noting it; drops likely() marks.
-    class TakeLikely : public ir::Mutator {
-    public:
-        TakeLikely(const std::map<const void*, Test>& tests, std::set<const void*>& taken)
-            : tests_(tests), taken_(taken) {}
-
-    private:
-        using ir::Mutator::visit;
-        ir::Expr visit(const ir::Call* op) override {
-            if (op->call_type == ir::CallType::Intrinsic && op->intrinsic == ir::Intrinsic::Likely)
-                return mutate(op->args[0]);
-            return ir::Mutator::visit(op);
-        }
-        ir::Expr visit(const ir::Min* op) override { return side(op, op->a, op->b); }
-        ir::Expr visit(const ir::Max* op) override { return side(op, op->a, op->b); }
-        ir::Expr visit(const ir::Select* op) override {
-            if (!tests_.count(op)) return ir::Mutator::visit(op);
-            taken_.insert(op);
-            return mutate(op->true_value);
-        }
-        template <typename T>
-        ir::Expr side(const T* op, const ir::Expr& a, const ir::Expr& b) {
-            auto test = tests_.find(op);
-            if (test == tests_.end()) return ir::Mutator::visit(op);
-            taken_.insert(op);
-            return mutate(test->second.likely_is_b ? b : a);
-        }
-        const std::map<const void*, Test>& tests_;
-        std::set<const void*>& taken_;
-    };
-
     const std::string& loop_;
     const std::multiset<std::string>& outer_varying_;
+    const std::vector<UnmarkedClamp>& earlier_clamps_;
     std::map<std::string, std::vector<Steady>> lets_;
     std::map<std::string, ir::Interval> ranges_;
     std::map<const void*, Test> tests_;
     std::set<const void*> unproven_;
-};
-
-// The names a statement binds: its lets and loops.
-std::set<std::string> names_bound(const ir::Stmt& s) {
-    class Find : public ir::Visitor {
-    public:
-        std::set<std::string> names;
-
-    private:
-        using ir::Visitor::visit;
-        void visit(const ir::LetStmt* op) override {
-            names.insert(op->name);
-            ir::Visitor::visit(op);
-        }
-        void visit(const ir::Let* op) override {
-            names.insert(op->name);
-            ir::Visitor::visit(op);
-        }
-        void visit(const ir::For* op) override {
-            names.insert(op->name);
-            ir::Visitor::visit(op);
-        }
-    } find;
-    find.include(s);
-    return find.names;
-}
-
-// min or max with likely() marks taken off its operands.
-ir::Expr unmarked(const ir::Expr& clamp) {
-    if (const ir::Min* op = clamp.as<ir::Min>())
-        return ir::Min::make(ir::without_likely(op->a), ir::without_likely(op->b));
-    const ir::Max* op = clamp.as<ir::Max>();
-    return ir::Max::make(ir::without_likely(op->a), ir::without_likely(op->b));
-}
-
-// The body of the steady part: each proved test taken its likely way. So is a min or max equal to
-// a proved clamp but for its marks, when it reads nothing the body binds (so that both have the
-// same value in each iteration): the bounds of a tile, computed from its consumer's loop without
-// the marks, then move with the loop as the consumer does.
-class TakeLikelySides : public ir::Mutator {
-public:
-    TakeLikelySides(const std::map<const void*, Test>& tests, const ir::Stmt& body) : tests_(tests) {
-        const std::set<std::string> bound = names_bound(body);
-        for (const auto& [node, test] : tests) {
-            if (!test.clamp.defined() || reads_any(test.clamp, bound)) continue;
-            unmarked_clamps_.push_back({unmarked(test.clamp), test.likely_is_b});
-        }
-    }
-
-private:
-    using ir::Mutator::visit;
-
-    static bool reads_any(const ir::Expr& e, const std::set<std::string>& names) {
-        for (const std::string& name : ir::variables_read(e)) {
-            if (names.count(name)) return true;
-        }
-        return false;
-    }
-    ir::Stmt visit(const ir::IfThenElse* op) override {
-        if (tests_.count(op)) return mutate(op->then_case);
-        return ir::Mutator::visit(op);
-    }
-    ir::Expr visit(const ir::Select* op) override {
-        if (tests_.count(op)) return mutate(op->true_value);
-        return ir::Mutator::visit(op);
-    }
-    ir::Expr visit(const ir::Min* op) override { return side(op, op->a, op->b); }
-    ir::Expr visit(const ir::Max* op) override { return side(op, op->a, op->b); }
-    template <typename T>
-    ir::Expr side(const T* op, const ir::Expr& a, const ir::Expr& b) {
-        if (auto test = tests_.find(op); test != tests_.end())
-            return ir::without_likely(mutate(test->second.likely_is_b ? b : a));
-        if (!unmarked_clamps_.empty() && !ir::is_likely(a) && !ir::is_likely(b)) {
-            const ir::Expr self = ir::handle_of(op);
-            for (const auto& [clamp, likely_is_b] : unmarked_clamps_) {
-                if (ir::equal(self, clamp)) return mutate(likely_is_b ? b : a);
-            }
-        }
-        return ir::Mutator::visit(op);
-    }
-    const std::map<const void*, Test>& tests_;
-    std::vector<std::pair<ir::Expr, bool>> unmarked_clamps_;
 };
 
 // Inner loops are partitioned first, each for the tests that depend on no serial loop around it:
@@ -443,14 +444,25 @@ class PartitionLoops : public ir::Mutator {
                                : ir::For::make(op->name, op->min, op->extent, op->for_kind, body);
         if (!serial) return mutated;
         const ir::For* loop = mutated.as<ir::For>();
-        FindTests find(loop->name, varying_);
-        find.include(loop->body);
-        const std::map<const void*, Test> tests = find.proved();
+        // A walk that proves a clamp may prove more in the next, which takes the clamp's unmarked
+        // copies (a tile's bounds, bound before its consumer's loop is met) its likely way too.
+        const std::set<std::string> bound_in_body = names_bound(loop->body);
+        std::map<const void*, Test> tests;
+        std::vector<UnmarkedClamp> clamps;
+        for (int walk = 0; walk < 3; walk++) {
+            FindTests find(loop->name, varying_, clamps);
+            find.include(loop->body);
+            tests = find.proved();
+            std::vector<UnmarkedClamp> proved_clamps = unmarked_clamps(tests, bound_in_body);
+            const bool more = proved_clamps.size() > clamps.size();
+            clamps = std::move(proved_clamps);
+            if (!more) break;
+        }
         if (tests.empty()) return mutated;
         SteadyRange steady_range;
         for (const auto& [node, test] : tests) steady_range.intersect(test.range);
-        return partitioned(loop, steady_range, TakeLikelySides(tests, loop->body).mutate(loop->body),
-                           op->body);
+        const ir::Stmt steady_body = TakeLikelySides(tests, clamps, false).mutate(loop->body);
+        return partitioned(loop, steady_range, steady_body, op->body);
     }
 
     // The loop as a prologue (if the range has a start), the steady part and an epilogue (if it

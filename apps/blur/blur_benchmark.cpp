@@ -9,6 +9,10 @@
 //   blur_root/<tessera|halide14>    blur_x.compute_root().vectorize(x, 16).parallel(y);
 //                                   blur_y.vectorize(x, 16).parallel(y);
 //   blur_inline/<tessera|halide14>  blur_x inlined; blur_y.vectorize(x, 16).parallel(y);
+//   blur_edges/<tessera|halide14>   the tiled schedule reading BoundaryConditions::repeat_edge(in)
+//                                   over the input's own region: no read leaves it, so the values
+//                                   are the same, and the row shows what the clamps of a boundary
+//                                   condition cost in the interior
 //   blur/naive_cpp                  two plain loops over an intermediate array, one thread
 //   copy/memcpy                     memcpy of as many bytes as the blur writes, split over the threads:
 //                                   what this machine's memory can move
@@ -150,14 +154,15 @@ const std::vector<uint16_t>& input_pixels() {
 // --- The algorithm and its schedules, written once for both languages, whose APIs are spelled
 // alike ---
 
-enum class Schedule { Tiled, Root, Inline };
-const Schedule kSchedules[] = {Schedule::Tiled, Schedule::Root, Schedule::Inline};
+enum class Schedule { Tiled, Root, Inline, TiledWithEdges };
+const Schedule kSchedules[] = {Schedule::Tiled, Schedule::Root, Schedule::Inline, Schedule::TiledWithEdges};
 
 const char* workload(Schedule s) {
     switch (s) {
         case Schedule::Tiled: return "blur_tiled";
         case Schedule::Root: return "blur_root";
         case Schedule::Inline: return "blur_inline";
+        case Schedule::TiledWithEdges: return "blur_edges";
     }
     return "";
 }
@@ -170,6 +175,7 @@ Pipeline define_blur(const Input& in, Schedule schedule) {
     blur_y(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3;
     switch (schedule) {
         case Schedule::Tiled:
+        case Schedule::TiledWithEdges:
             blur_y.tile(x, y, xi, yi, 256, 32).vectorize(xi, 16).parallel(y);
             blur_x.compute_at(blur_y, x).vectorize(x, 16);
             break;
@@ -192,7 +198,10 @@ tessera::Buffer<uint16_t> tessera_input() {
 }
 
 tessera::Pipeline tessera_blur(Schedule s) {
-    return define_blur<tessera::Func, tessera::Var, tessera::Pipeline>(tessera_input(), s);
+    using tessera::Func, tessera::Var, tessera::Pipeline;
+    if (s == Schedule::TiledWithEdges)
+        return define_blur<Func, Var, Pipeline>(tessera::BoundaryConditions::repeat_edge(tessera_input()), s);
+    return define_blur<Func, Var, Pipeline>(tessera_input(), s);
 }
 
 // --- Halide 14 ---
@@ -208,7 +217,10 @@ Halide::Buffer<uint16_t> halide_input() {
 }
 
 Halide::Pipeline halide_blur(Schedule s) {
-    return define_blur<Halide::Func, Halide::Var, Halide::Pipeline>(halide_input(), s);
+    using Halide::Func, Halide::Var, Halide::Pipeline;
+    if (s == Schedule::TiledWithEdges)
+        return define_blur<Func, Var, Pipeline>(Halide::BoundaryConditions::repeat_edge(halide_input()), s);
+    return define_blur<Func, Var, Pipeline>(halide_input(), s);
 }
 #endif
 
