@@ -254,13 +254,16 @@ private:
     void visit(const ir::For* op) override {
         include(op->min);
         include(op->extent);
-        const ir::Expr min = steady(op->min).value;
-        const ir::Expr max = ir::simplify(min + steady(op->extent).value - 1);
+        Steady min = steady(op->min), extent = steady(op->extent);
         auto previous = ranges_.find(op->name);
         const std::optional<ir::Interval> shadowed =
             previous == ranges_.end() ? std::nullopt : std::optional(previous->second);
-        ranges_[op->name] = ir::Interval(min, max);
+        ranges_[op->name] = ir::Interval(min.value, ir::simplify(min.value + extent.value - 1));
+        // Proofs over the loop's range rest on the tests taken in it.
+        min.assumed.merge(extent.assumed);
+        range_assumed_.push_back(std::move(min.assumed));
         include(op->body);
+        range_assumed_.pop_back();
         if (shadowed) {
             ranges_[op->name] = *shadowed;
         } else {
@@ -372,6 +375,7 @@ private:
         if (c == 0) return std::nullopt;
         assumed.merge(a.assumed);
         assumed.merge(b.assumed);
+        for (const std::set<const void*>& range : range_assumed_) assumed.insert(range.begin(), range.end());
         // c * v + rest <= 0: v <= floor(-rest / c) for c > 0, v >= ceil(rest / -c) for c < 0.
         const ir::Expr r = rest.to_expr();
         if (c > 0) return SteadyRange{ir::Expr(), (0 - r) / int32_t(c) + 1};
@@ -412,6 +416,7 @@ private:
     const std::vector<UnmarkedClamp>& earlier_clamps_;
     std::map<std::string, std::vector<Steady>> lets_;
     std::map<std::string, ir::Interval> ranges_;
+    std::vector<std::set<const void*>> range_assumed_;
     std::map<const void*, Test> tests_;
     std::set<const void*> unproven_;
 };

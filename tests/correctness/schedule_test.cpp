@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <random>
+#include <regex>
 #include "tests/correctness/blur_reference.h"
 #include "tests/scratch_files.h"
 
@@ -527,4 +528,18 @@ TEST_CASE("a layout packed in blocks of the vector width is read with dense load
     const std::string text = lowered_text(f);
     CHECK(text.find("/ x8(8)") == std::string::npos);
     CHECK(text.find("% x8(8)") == std::string::npos);
+}
+
+TEST_CASE("a vectorized blur over repeat_edge reads its interior with dense vectors, and gives the bits") {
+    const int w = 67, h = 45;
+    Buffer<uint16_t> in = random_image(w, h, 11);
+    Blur blur(in);
+    blur.blur_y.tile(blur.x, blur.y, blur.xi, blur.yi, 16, 8).vectorize(blur.xi, 8);
+    blur.blur_x.compute_at(blur.blur_y, blur.x).vectorize(blur.x, 8);
+    check_equal<uint16_t>(blur.blur_y.realize({w, h}), reference_blur(in));
+    // In the steady tiles the input's column is blur_x's own, unclamped (a dense vector); the
+    // clamps stay at the edges.
+    const std::string text = lowered_text(blur.blur_y);
+    CHECK_MESSAGE(std::regex_search(text, std::regex(R"(_im\$\d+\._0 = blur_x\.s0\.x in)")), text);
+    CHECK(text.find("blur_y.s0.x.x.steady_start") != std::string::npos);
 }
