@@ -52,8 +52,9 @@ class ConstantStackIndices : public ir::Mutator {
     ir::Stmt visit(const ir::For* op) override {
         ir::Expr min = mutate(op->min), extent = mutate(op->extent);
         // A loop of one iteration (its extent a difference of lets that cancel, say a tile's row
-        // of extent max - min + 1) has its variable at its min.
-        const bool one_iteration = lets_.constant(extent) == 1;
+        // of extent max - min + 1) has its variable at its min. Only the indices of stack buffers
+        // are rewritten, so only loops inside one are asked.
+        const bool one_iteration = !stack_buffers_.empty() && lets_.constant(extent) == 1;
         lets_.push(op->name, one_iteration ? min : ir::Expr());
         ir::Stmt body = mutate(op->body);
         lets_.pop(op->name);

@@ -1,5 +1,6 @@
 #include "lowering/enclosing_lets.h"
 
+#include "ir/interval_ends.h"
 #include "ir/ir_util.h"
 #include "ir/simplify.h"
 #include "ir/substitute.h"
@@ -7,8 +8,9 @@
 namespace tessera::lowering {
 namespace {
 
-// How deep lets are followed.
+// How deep lets are followed, and how large an expansion may grow.
 constexpr int kMaxLetDepth = 16;
+constexpr int kMaxExpandedSize = 1024;
 
 }  // namespace
 
@@ -29,6 +31,9 @@ std::optional<ir::Expr> EnclosingLets::expanded(const ir::Expr& e) const {
         }
         if (known.empty()) break;
         result = ir::substitute(known, result);
+        // Past this size the lets are not the short index arithmetic this is for, and simplifying
+        // them would cost more than it could find.
+        if (ir::interval_ends::larger_than(result, kMaxExpandedSize)) return std::nullopt;
     }
     return ir::simplify(result);
 }

@@ -19,16 +19,21 @@
 namespace tessera::lowering {
 namespace {
 
-bool contains_likely(const ir::Expr& e) {
+// The strongest likely() mark in an expression: likely_if_innermost() is weak.
+enum class Mark { None, Weak, Strong };
+
+Mark strongest_mark(const ir::Expr& e) {
     class Find : public ir::Visitor {
     public:
-        bool found = false;
+        Mark found = Mark::None;
 
     private:
         using ir::Visitor::visit;
         void visit(const ir::Call* op) override {
-            found =
-                found || (op->call_type == ir::CallType::Intrinsic && op->intrinsic == ir::Intrinsic::Likely);
+            if (op->call_type == ir::CallType::Intrinsic && op->intrinsic == ir::Intrinsic::Likely)
+                found = Mark::Strong;
+            else if (ir::is_likely(ir::handle_of(op)) && found == Mark::None)
+                found = Mark::Weak;
             ir::Visitor::visit(op);
         }
     } find;
@@ -85,6 +90,8 @@ struct Test {
     SteadyRange range;
     ir::Expr clamp;            // min and max: the node
     bool likely_is_b = false;  // min and max: which operand is the likely one
+    // Marked likely_if_innermost(): not reason enough to partition a loop with loops inside.
+    bool weak = false;
     // The other tests whose likely sides the proof took.
     std::set<const void*> assumed;
 };
@@ -166,8 +173,7 @@ private:
         return mutate(op->true_value);
     }
     ir::Expr visit(const ir::Call* op) override {
-        if (drop_marks_ && op->call_type == ir::CallType::Intrinsic && op->intrinsic == ir::Intrinsic::Likely)
-            return mutate(op->args[0]);
+        if (drop_marks_ && ir::is_likely(ir::handle_of(op))) return mutate(op->args[0]);
         return ir::Mutator::visit(op);
     }
     ir::Expr visit(const ir::Min* op) override { return clamp(op, op->a, op->b); }
@@ -278,7 +284,10 @@ private:
 
     void visit(const ir::Select* op) override {
         ir::Visitor::visit(op);
-        if (ir::is_likely(op->condition) && op->type.is_scalar()) record(op, conjunction(op->condition));
+        if (!ir::is_likely(op->condition) || !op->type.is_scalar()) return;
+        Test test;
+        test.weak = strongest_mark(op->condition) == Mark::Weak;
+        record(op, conjunction(op->condition), test);
     }
 
     void visit(const ir::Min* op) override {
@@ -293,7 +302,8 @@ private:
 
     // min(likely, other) is the likely operand where likely <= other; max where likely >= other.
     void clamp(const ir::Expr& node, const ir::Expr& a, const ir::Expr& b, bool is_min) {
-        const bool in_a = contains_likely(a), in_b = contains_likely(b);
+        const Mark mark_a = strongest_mark(a), mark_b = strongest_mark(b);
+        const bool in_a = mark_a != Mark::None, in_b = mark_b != Mark::None;
         if (in_a == in_b || a.type() != Int(32)) return;
         const ir::Expr& likely = in_a ? a : b;
         const ir::Expr& other = in_a ? b : a;
@@ -301,6 +311,7 @@ private:
         std::optional<SteadyRange> range = is_min ? where_at_most_zero({likely, other, 0}, test.assumed)
                                                   : where_at_most_zero({other, likely, 0}, test.assumed);
         test.likely_is_b = in_b;
+        test.weak = (in_a ? mark_a : mark_b) == Mark::Weak;
         test.clamp = node;
         record(node.get(), range, test);
     }
@@ -324,8 +335,7 @@ private:
         return proof;
     }
 
-    void record(const void* node, const Proof& proof) {
-        Test test;
+    void record(const void* node, const Proof& proof, Test test = Test()) {
         test.assumed = proof.assumed;
         record(node, proof.range, test);
     }
@@ -463,11 +473,32 @@ class PartitionLoops : public ir::Mutator {
             clamps = std::move(proved_clamps);
             if (!more) break;
         }
-        if (tests.empty()) return mutated;
+        if (!worth_partitioning(tests, loop->body)) return mutated;
         SteadyRange steady_range;
         for (const auto& [node, test] : tests) steady_range.intersect(test.range);
         const ir::Stmt steady_body = TakeLikelySides(tests, clamps, false).mutate(loop->body);
         return partitioned(loop, steady_range, steady_body, op->body);
+    }
+
+    // Weak tests alone partition only an innermost loop: elsewhere they are usually evaluated once
+    // per iteration, and the copies would cost more compile time than they save.
+    static bool worth_partitioning(const std::map<const void*, Test>& tests, const ir::Stmt& body) {
+        if (tests.empty()) return false;
+        if (std::any_of(tests.begin(), tests.end(), [](const auto& t) { return !t.second.weak; }))
+            return true;
+        class FindSerialLoop : public ir::Visitor {
+        public:
+            bool found = false;
+
+        private:
+            using ir::Visitor::visit;
+            void visit(const ir::For* op) override {
+                found = found || op->for_kind == ir::ForKind::Serial;
+                ir::Visitor::visit(op);
+            }
+        } find;
+        find.include(body);
+        return !find.found;
     }
 
     // The loop as a prologue (if the range has a start), the steady part and an epilogue (if it
@@ -505,8 +536,7 @@ class PartitionLoops : public ir::Mutator {
 class StripValueMarks : public ir::Mutator {
     using ir::Mutator::visit;
     ir::Expr visit(const ir::Call* op) override {
-        if (op->call_type == ir::CallType::Intrinsic && op->intrinsic == ir::Intrinsic::Likely)
-            return mutate(op->args[0]);
+        if (ir::is_likely(ir::handle_of(op))) return mutate(op->args[0]);
         return ir::Mutator::visit(op);
     }
     ir::Stmt visit(const ir::IfThenElse* op) override {

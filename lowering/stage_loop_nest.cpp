@@ -196,9 +196,9 @@ private:
                 extent(s.inner, factor);
                 Expr offset = var(s.outer) * factor;
                 // All blocks but the last are likely not shifted: loop partitioning leaves the shift
-                // out of them.
+                // out of them, where the loop is innermost or other tests partition it anyway.
                 if (tail == TailStrategy::ShiftInwards)
-                    offset = min(likely(offset), loop_extent_of(s.old_var) - factor);
+                    offset = min(likely_if_innermost(offset), loop_extent_of(s.old_var) - factor);
                 value(s.old_var, loop_min_of(s.old_var) + offset + var(s.inner));
                 if (tail == TailStrategy::GuardWithIf) {
                     guards.emplace(loop_var(f.name, stage, s.old_var),

@@ -362,7 +362,7 @@ std::vector<Expr> Matcher::guard_conditions() const {
     while (!pending.empty()) {
         Expr g = pending.back();
         pending.pop_back();
-        if (const ir::Call* c = g.as<ir::Call>(); c && c->intrinsic == ir::Intrinsic::Likely) g = c->args[0];
+        g = ir::without_likely(g);
         if (const ir::And* a = g.as<ir::And>()) {
             pending.push_back(a->a);
             pending.push_back(a->b);

@@ -155,7 +155,8 @@ bool is_lane_wise(ir::Intrinsic op) {
         case Intrinsic::BitNot:
         case Intrinsic::ShiftLeft:
         case Intrinsic::ShiftRight:
-        case Intrinsic::Likely: return true;
+        case Intrinsic::Likely:
+        case Intrinsic::LikelyIfInnermost: return true;
         default: return false;
     }
 }

@@ -471,7 +471,8 @@ llvm::Value* CodeGenLLVM::codegen_intrinsic(const ir::Call* op) {
             amount = cast(amount, amount_type.with_lanes(op->type.lanes()), t);
             return shift(a, amount, t, op->intrinsic == Intrinsic::ShiftLeft);
         }
-        case Intrinsic::Likely: return arg(0);
+        case Intrinsic::Likely:
+        case Intrinsic::LikelyIfInnermost: return arg(0);
         case Intrinsic::AllLanesTrue: {
             llvm::Value* v = arg(0);
             return op->args[0].type().is_vector() ? builder_.CreateAndReduce(v) : v;

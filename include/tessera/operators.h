@@ -208,7 +208,10 @@ Expr saturating_cast(Expr e) {
     return saturating_cast(type_of<T>(), std::move(e));
 }
 
-// Hints Halide uses for optimization, accepted for compatibility: each returns its value.
+// Hints for optimization, as in Halide: each returns its value. likely(e) in an operand of a min
+// or max, or as the condition of a select, says which way it usually goes: loop partitioning runs
+// the iterations where it provably goes that way without the test. likely_if_innermost(e) does so
+// only in an innermost loop, or along with another test.
 Expr likely(Expr e);
 Expr likely_if_innermost(Expr e);
 Expr strict_float(Expr e);

@@ -488,8 +488,7 @@ private:
     Interval call(const Expr& e) {
         const Call* op = e.as<Call>();
         const Type t = e.type().element_of();
-        if (op->call_type == CallType::Intrinsic && op->intrinsic == Intrinsic::Likely &&
-            op->args.size() == 1) {
+        if (is_likely(e)) {
             return bounds(op->args[0]);
         }
         if (is_pure(op) && e.type().is_scalar()) {

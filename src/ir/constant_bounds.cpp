@@ -293,7 +293,8 @@ private:
         const Expr& x = op->args[0];
         if (!x.type().element_of().is_int_or_uint()) return all;
         switch (op->intrinsic) {
-            case Intrinsic::Likely: return range_of(x);
+            case Intrinsic::Likely:
+            case Intrinsic::LikelyIfInnermost: return range_of(x);
             case Intrinsic::Abs: {
                 ConstantInterval r = range_of(x);
                 if (r.min >= 0) return fit_to_type(r, t);

@@ -294,6 +294,7 @@ enum class Intrinsic : uint8_t {
     BufferTypeLanes,
     ErrorMessage,  // error_message(parts...): the text of a failed AssertStmt
     Likely,
+    LikelyIfInnermost,  // a weaker likely(): partitions a loop only with other tests, or innermost
     // Produced by vectorization, with no spelling in the language:
     AllLanesTrue,  // all_lanes_true(bools): whether every lane of a vector of bools is true
     ExtractLane,   // extract_lane(vector, i): lane i (an Int(32) in [0, lanes)) of the vector

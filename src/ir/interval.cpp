@@ -208,8 +208,8 @@ public:
 
     void learn(const Expr& cond, bool holds) {
         if (const Not* n = cond.as<Not>()) return learn(n->a, !holds);
-        if (const Call* c = cond.as<Call>(); c && c->intrinsic == Intrinsic::Likely && c->args.size() == 1) {
-            return learn(c->args[0], holds);
+        if (is_likely(cond)) {
+            return learn(without_likely(cond), holds);
         }
         if (const And* a = cond.as<And>(); a && holds) {
             learn(a->a, true);

@@ -221,6 +221,7 @@ const char* intrinsic_name(Intrinsic op) {
         case Intrinsic::BufferTypeLanes: return "buffer_type_lanes";
         case Intrinsic::ErrorMessage: return "error_message";
         case Intrinsic::Likely: return "likely";
+        case Intrinsic::LikelyIfInnermost: return "likely_if_innermost";
         case Intrinsic::AllLanesTrue: return "all_lanes_true";
         case Intrinsic::ExtractLane: return "extract_lane";
     }

@@ -102,7 +102,8 @@ Expr int_var(const std::string& name) { return Variable::make(Int(32), name); }
 
 bool is_likely(const Expr& e) {
     const Call* call = e.as<Call>();
-    return call && call->call_type == CallType::Intrinsic && call->intrinsic == Intrinsic::Likely;
+    return call && call->call_type == CallType::Intrinsic &&
+           (call->intrinsic == Intrinsic::Likely || call->intrinsic == Intrinsic::LikelyIfInnermost);
 }
 
 Expr without_likely(Expr e) {

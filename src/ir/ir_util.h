@@ -34,8 +34,9 @@ Expr type_max(Type t);
 // An Int(32) variable reference, the most common kind in lowering.
 Expr int_var(const std::string& name);
 
-// Whether e is a likely() mark, and e without the marks around it: a mark says which value a min,
-// max or select likely takes, for loop partitioning, and never changes a value.
+// Whether e is a likely() or likely_if_innermost() mark, and e without the marks around it: a mark
+// says which value a min, max or select likely takes, for loop partitioning, and never changes a
+// value.
 bool is_likely(const Expr& e);
 Expr without_likely(Expr e);
 

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "ir/constant_bounds.h"
+#include "ir/ir_util.h"
 
 namespace tessera::ir {
 namespace {
@@ -56,7 +57,7 @@ private:
         if (auto c = as_exact_int(e); c && e.type().is_scalar()) return make(0, *c);
         if (const Variable* v = e.as<Variable>()) return of_variable(v->name);
         if (const Broadcast* b = e.as<Broadcast>()) return of(b->value);
-        if (const Call* c = e.as<Call>(); c && c->intrinsic == Intrinsic::Likely) return of(c->args[0]);
+        if (is_likely(e)) return of(without_likely(e));
         if (const Cast* c = e.as<Cast>()) return of_cast(c);
         if (const Let* l = e.as<Let>()) {
             lets.emplace_back(l->name, l->value);

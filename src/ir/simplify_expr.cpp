@@ -160,7 +160,7 @@ Expr Simplifier::visit(const Call* op) {
     }
     if (Expr f = fold_intrinsic(op, args); f.defined()) return f;
     // A constant is what it is likely to be.
-    if (op->intrinsic == Intrinsic::Likely && is_const(args[0])) return args[0];
+    if (is_likely(handle_of(op)) && is_const(args[0])) return args[0];
     if (!changed) return handle_of(op);
     auto copy = std::make_shared<Call>(*op);
     copy->args = std::move(args);

@@ -422,7 +422,11 @@ Expr likely(Expr e) {
     Type t = e.type();
     return Call::make_intrinsic(t, Intrinsic::Likely, {std::move(e)});
 }
-Expr likely_if_innermost(Expr e) { return likely(std::move(e)); }
+Expr likely_if_innermost(Expr e) {
+    check_defined(e, "likely_if_innermost");
+    Type t = e.type();
+    return Call::make_intrinsic(t, Intrinsic::LikelyIfInnermost, {std::move(e)});
+}
 Expr strict_float(Expr e) {
     check_defined(e, "strict_float");
     return e;
