@@ -243,3 +243,21 @@ TEST_CASE("min and max not marked likely are left as they are") {
     Stmt partitioned = compare(arguments(29), stencil(load("in", at)));
     CHECK_MESSAGE(clamps_in_loops(partitioned, "x") == std::vector<int>{2}, partitioned);
 }
+
+TEST_CASE("a test marked likely_if_innermost partitions an innermost loop only") {
+    // for xo in [0, (n + 7) / 8): out[min(likely_if_innermost(xo * 8), n - 8) + i] for i in [0, 8),
+    // the loop nest of a ShiftInwards split, with the inner loop serial or unrolled.
+    const Expr n = var("n");
+    const Expr shifted =
+        Min::make(Call::make_intrinsic(Int(32), Intrinsic::LikelyIfInnermost, {mul(var("xo"), i32(8))}),
+                  add(n, i32(-8)));
+    const Expr x = add(shifted, var("i"));
+    for (ForKind inner : {ForKind::Serial, ForKind::Unrolled}) {
+        CAPTURE(int(inner));
+        Stmt s = loop("xo", i32(0), Div::make(add(n, i32(7)), i32(8)),
+                      loop("i", i32(0), i32(8), Store::make("out", add(load("in", x), i32(1)), x), inner));
+        Stmt partitioned = compare(arguments(29), s);
+        const size_t expected_parts = inner == ForKind::Serial ? 1 : 2;
+        CHECK_MESSAGE(clamps_in_loops(partitioned, "xo").size() == expected_parts, partitioned);
+    }
+}
