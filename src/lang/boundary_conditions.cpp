@@ -21,20 +21,22 @@ void check_source(const Func& source, const Region& bounds, const char* conditio
 }
 
 // A Func reading the source at coordinates remapped into the bounds, dimension by dimension;
-// dimensions with an undefined range pass through.
+// dimensions with an undefined range pass through. A remapping that is not the identity inside
+// the bounds is passed over there: loop partitioning then leaves it out of the interior, as it
+// does the clamps, where vector reads become dense.
 Func remap(const Func& source, const Region& bounds, const char* condition,
-           Expr (*coordinate)(const Expr& x, const Expr& min, const Expr& extent)) {
+           Expr (*coordinate)(const Expr& x, const Expr& min, const Expr& extent), bool identity_inside) {
     check_source(source, bounds, condition);
     std::vector<Expr> vars = implicit_vars(source.dimensions()), coords = vars;
     for (size_t d = 0; d < bounds.size(); d++) {
-        if (bounds[d].min.defined() && bounds[d].extent.defined()) {
-            // The clamp changes no value of a remapped coordinate; it tells bounds inference the
-            // exact range read. It is likely to pass its coordinate through: loop partitioning then
-            // leaves it out of the interior, where vector reads become dense.
-            const Expr& min = bounds[d].min;
-            coords[d] =
-                clamp(likely(coordinate(vars[d], min, bounds[d].extent)), min, min + bounds[d].extent - 1);
-        }
+        if (!bounds[d].min.defined() || !bounds[d].extent.defined()) continue;
+        // The clamps change no value of a remapped coordinate; they tell bounds inference the
+        // exact range read. Each is likely to pass its coordinate through.
+        const Expr &x = vars[d], &min = bounds[d].min, &extent = bounds[d].extent, max = min + extent - 1;
+        const Expr remapped = clamp(likely(coordinate(x, min, extent)), min, max);
+        coords[d] = identity_inside
+                        ? remapped
+                        : select(likely(x >= min && x <= max), clamp(likely(x), min, max), remapped);
     }
     Func f(lang::unique_name(std::string(condition) + "_" + source.name()));
     if (source.outputs() == 1) {
@@ -67,29 +69,37 @@ Func constant_exterior(const Func& source, const Expr& value, const Region& boun
 }
 
 Func repeat_edge(const Func& source, const Region& bounds) {
-    return remap(source, bounds, "repeat_edge", [](const Expr& x, const Expr&, const Expr&) { return x; });
+    return remap(
+        source, bounds, "repeat_edge", [](const Expr& x, const Expr&, const Expr&) { return x; }, true);
 }
 
 Func repeat_image(const Func& source, const Region& bounds) {
-    return remap(source, bounds, "repeat_image",
-                 [](const Expr& x, const Expr& min, const Expr& extent) { return (x - min) % extent + min; });
+    return remap(
+        source, bounds, "repeat_image",
+        [](const Expr& x, const Expr& min, const Expr& extent) { return (x - min) % extent + min; }, false);
 }
 
 Func mirror_image(const Func& source, const Region& bounds) {
-    return remap(source, bounds, "mirror_image", [](const Expr& x, const Expr& min, const Expr& extent) {
-        // Period 2 * extent: ..., 1, 0, | 0, 1, ..., n-1, | n-1, ...
-        Expr t = (x - min) % (2 * extent);
-        return select(t < extent, t, 2 * extent - 1 - t) + min;
-    });
+    return remap(
+        source, bounds, "mirror_image",
+        [](const Expr& x, const Expr& min, const Expr& extent) {
+            // Period 2 * extent: ..., 1, 0, | 0, 1, ..., n-1, | n-1, ...
+            Expr t = (x - min) % (2 * extent);
+            return select(t < extent, t, 2 * extent - 1 - t) + min;
+        },
+        false);
 }
 
 Func mirror_interior(const Func& source, const Region& bounds) {
-    return remap(source, bounds, "mirror_interior", [](const Expr& x, const Expr& min, const Expr& extent) {
-        // Period 2 * (extent - 1): ..., 2, 1, | 0, 1, ..., n-1, | n-2, ...; a single sample repeats.
-        Expr period = max(2 * (extent - 1), 1);
-        Expr t = (x - min) % period;
-        return clamp(select(t < extent, t, period - t), 0, extent - 1) + min;
-    });
+    return remap(
+        source, bounds, "mirror_interior",
+        [](const Expr& x, const Expr& min, const Expr& extent) {
+            // Period 2 * (extent - 1): ..., 2, 1, | 0, 1, ..., n-1, | n-2, ...; a single sample repeats.
+            Expr period = max(2 * (extent - 1), 1);
+            Expr t = (x - min) % period;
+            return clamp(select(t < extent, t, period - t), 0, extent - 1) + min;
+        },
+        false);
 }
 
 Region bounds_of(const ImageParam& p) {

@@ -543,3 +543,36 @@ TEST_CASE("a vectorized blur over repeat_edge reads its interior with dense vect
     CHECK_MESSAGE(std::regex_search(text, std::regex(R"(_im\$\d+\._0 = blur_x\.s0\.x in)")), text);
     CHECK(text.find("blur_y.s0.x.x.steady_start") != std::string::npos);
 }
+
+TEST_CASE(
+    "vectorized reads through mirror_image and repeat_image are dense in the interior, and give the bits") {
+    const int w = 53, h = 9;
+    Buffer<uint16_t> in = random_image(w, h, 12);
+    auto mirror = [](int i, int n) {
+        const int p = ((i % (2 * n)) + 2 * n) % (2 * n);
+        return p < n ? p : 2 * n - 1 - p;
+    };
+    auto wrap = [](int i, int n) { return ((i % n) + n) % n; };
+    for (bool mirrored : {true, false}) {
+        CAPTURE(mirrored);
+        Func source = mirrored ? BoundaryConditions::mirror_image(in) : BoundaryConditions::repeat_image(in);
+        Func f("f");
+        Var x("x"), y("y");
+        f(x, y) = source(x - 2, y) + source(x + 3, y - 1);
+        f.vectorize(x, 8);
+        Buffer<uint16_t> out = f.realize({w, h});
+        for (int yy = 0; yy < h; yy++) {
+            for (int xx = 0; xx < w; xx++) {
+                auto at = [&](int i, int j) {
+                    return mirrored ? in(mirror(i, w), mirror(j, h)) : in(wrap(i, w), wrap(j, h));
+                };
+                const uint16_t expected = uint16_t(at(xx - 2, yy) + at(xx + 3, yy - 1));
+                CHECK_MESSAGE(out(xx, yy) == expected, "at " << xx << ", " << yy);
+            }
+        }
+        const std::string text = lowered_text(f);
+        // In the steady part the input's column is the remapped coordinate itself.
+        CHECK_MESSAGE(
+            std::regex_search(text, std::regex(R"(_im\$\d+\._0 = (mirror|repeat)_image_[\w$.]+ in)")), text);
+    }
+}
