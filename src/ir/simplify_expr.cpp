@@ -453,6 +453,14 @@ Expr Simplifier::min_max(const Expr& original, bool is_min, const Expr& a0, cons
         if (d->max <= 0) return without_likely(is_min ? b : a);  // b <= a
     }
     if (Expr n = nested_min_max(is_min, a, b); n.defined()) return n;
+    // Division by a positive constant keeps order: min(x / k, y / k) is min(x, y) / k.
+    const Div *da = a.as<Div>(), *db = b.as<Div>();
+    if (da && db && assumes_no_overflow(t) && equal(da->b, db->b)) {
+        if (auto k = as_exact_int(da->b); k && *k > 0) {
+            const Expr inner = min_max(make_binary(kind, da->a, db->a), is_min, da->a, db->a);
+            return div_mod(Div::make(inner, da->b), IRKind::Div, inner, da->b);
+        }
+    }
     return rebuild(original, a, b);
 }
 

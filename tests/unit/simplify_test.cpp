@@ -233,6 +233,15 @@ TEST_CASE("a ramp within one block of an aligned base divides to a broadcast, mo
 
 // ---- Bounds-aware min and max ----
 
+TEST_CASE("min and max of quotients by the same positive constant divide the min or max") {
+    CHECK(s(Max::make(Div::make(Add::make(x, i32(7)), i32(8)), Div::make(Add::make(x, i32(6)), i32(8)))) ==
+          "((x + 7) / 8)");
+    CHECK(s(Min::make(Div::make(x, i32(4)), Div::make(y, i32(4)))) == "(min(x, y) / 4)");
+    // Not by a negative divisor, which reverses the order.
+    CHECK(s(Max::make(Div::make(x, i32(-4)), Div::make(y, i32(-4)))).find("max((x / -4)") !=
+          std::string::npos);
+}
+
 TEST_CASE("min and max of provably ordered operands pick one") {
     CHECK(s(Min::make(x, Add::make(x, i32(1)))) == "x");
     CHECK(s(Max::make(Add::make(x, i32(3)), x)) == "(x + 3)");
