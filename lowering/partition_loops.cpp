@@ -243,14 +243,11 @@ private:
         std::set<const void*> assumed;
     };
 
-    void visit(const ir::LetStmt* op) override {
-        include(op->value);
-        lets_[op->name].push_back(steady(op->value));
-        include(op->body);
-        lets_[op->name].pop_back();
-    }
+    void visit(const ir::LetStmt* op) override { let_scope(op); }
+    void visit(const ir::Let* op) override { let_scope(op); }
 
-    void visit(const ir::Let* op) override {
+    template <typename LetT>
+    void let_scope(const LetT* op) {
         include(op->value);
         lets_[op->name].push_back(steady(op->value));
         include(op->body);

@@ -526,6 +526,7 @@ TEST_CASE("a layout packed in blocks of the vector width is read with dense load
     }
     // Each vector of a tile lies in one block: its quotient is one value and its remainders 0..7.
     const std::string text = lowered_text(f);
+    CHECK_MESSAGE(text.find("packed[ramp(") != std::string::npos, text);
     CHECK(text.find("/ x8(8)") == std::string::npos);
     CHECK(text.find("% x8(8)") == std::string::npos);
 }
