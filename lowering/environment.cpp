@@ -5,12 +5,20 @@
 
 #include "ir/mutator.h"
 #include "ir/visitor.h"
+#include "lang/parameter.h"
 #include "util/error_stream.h"
 
 namespace tessera::lowering {
 namespace {
 
 using FunctionPtr = std::shared_ptr<lang::FunctionContents>;
+
+// The wrapper (ImageParam::in) that an image read by `consumer` reads instead, or null.
+std::shared_ptr<lang::FunctionContents> image_wrapper_for(const ir::Call& image_read,
+                                                          const lang::FunctionContents& consumer) {
+    std::shared_ptr<lang::ParameterContents> image = image_read.parameter();
+    return image ? lang::wrapper_for(image->wrappers, consumer) : nullptr;
+}
 
 // The Funcs called directly by the definitions of a Func.
 class FindCallees : public ir::Visitor {
@@ -22,10 +30,14 @@ private:
     const lang::FunctionContents& consumer;
     std::set<const lang::FunctionContents*> seen;
     void visit(const ir::Call* op) override {
-        if (op->call_type != ir::CallType::Func) return ir::Visitor::visit(op);
-        std::shared_ptr<lang::FunctionContents> callee = op->function();
-        std::shared_ptr<lang::FunctionContents> f = callee->called_from(consumer, callee);
-        if (seen.insert(f.get()).second) callees.push_back(f);
+        std::shared_ptr<lang::FunctionContents> f;
+        if (op->call_type == ir::CallType::Func) {
+            std::shared_ptr<lang::FunctionContents> callee = op->function();
+            f = callee->called_from(consumer, callee);
+        } else if (op->call_type == ir::CallType::Image) {
+            f = image_wrapper_for(*op, consumer);
+        }
+        if (f && seen.insert(f.get()).second) callees.push_back(f);
         ir::Visitor::visit(op);
     }
 };
@@ -52,9 +64,9 @@ std::vector<FunctionPtr> callees_of(const lang::FunctionContents& f) {
     return finder.callees;
 }
 
-// Calls renamed to the pipeline-unique names.
 // Calls renamed to the pipeline-unique names, and redirected to the wrappers in() made for the
-// consumer.
+// consumer. A wrapper's weak hold of its image becomes a plain one: the copies in the
+// environment own nothing that owns them.
 class RenameCalls : public ir::Mutator {
 public:
     RenameCalls(const std::map<const lang::FunctionContents*, std::string>& n,
@@ -66,12 +78,26 @@ private:
     const lang::FunctionContents& consumer;
     Expr visit(const ir::Call* op) override {
         Expr e = ir::Mutator::visit(op);
+        if (op->call_type == ir::CallType::Image) return visit_image_read(*e.as<ir::Call>());
         if (op->call_type != ir::CallType::Func) return e;
         std::shared_ptr<lang::FunctionContents> callee = op->function();
         const std::string& name = names.at(callee->called_from(consumer, callee).get());
         if (name == op->name && e.same_as(ir::handle_of(op))) return e;
         auto copy = std::make_shared<ir::Call>(*e.as<ir::Call>());
         copy->name = name;
+        return Expr(std::shared_ptr<const ir::ExprNode>(std::move(copy)));
+    }
+    Expr visit_image_read(const ir::Call& read) {
+        if (std::shared_ptr<lang::FunctionContents> wrapper = image_wrapper_for(read, consumer)) {
+            auto call =
+                std::make_shared<ir::Call>(*ir::Call::make_func(wrapper, read.args, 0).as<ir::Call>());
+            call->name = names.at(wrapper.get());
+            return Expr(std::shared_ptr<const ir::ExprNode>(std::move(call)));
+        }
+        if (read.param || !read.parameter()) return ir::handle_of(&read);
+        auto copy = std::make_shared<ir::Call>(read);
+        copy->param = read.parameter();
+        copy->weak_param.reset();
         return Expr(std::shared_ptr<const ir::ExprNode>(std::move(copy)));
     }
 };

@@ -13,6 +13,9 @@
 //   cache_write(f, mem)             moves f's definitions to a new Func computed into local
 //                                   storage; f becomes the stage that writes the result out.
 //
+// Halide spells a read cache in(): f.in(g) for a Func and input.in(g) for an ImageParam make the
+// same kind of copy, read by g, or by every consumer when no consumer is named.
+//
 // The example is a small matrix product, C(j, i) = sum_k A(k, i) * B(j, k). Its inner loop walks
 // down a column of B, whose elements lie a whole row apart in memory. cache_read packs B with k
 // innermost, so that the walk is dense; cache_write accumulates each 8 x 4 tile of C in a small

@@ -146,6 +146,14 @@ public:
 
     // The image as a Func: f(x, y, ...) = image(x, y, ...).
     operator Func() const;
+
+    // A wrapper, as Func::in(): a Func that reads the image and that the given consumer (or
+    // consumers, or, without arguments, every consumer) reads instead, to be scheduled on its own:
+    // a copy computed per tile, vectorized, or stored in another memory type. Its pure Vars are
+    // _0, _1, ... Asking again for the same consumers returns the same wrapper.
+    Func in(const Func& consumer);
+    Func in(const std::vector<Func>& consumers);
+    Func in();
 };
 
 }  // namespace tessera

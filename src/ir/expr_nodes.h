@@ -321,9 +321,12 @@ struct Call : ExprNodeOf<Call, IRKind::Call> {
     std::weak_ptr<lang::FunctionContents> weak_func;
     int value_index = 0;
     std::shared_ptr<lang::FunctionContents> function() const { return func ? func : weak_func.lock(); }
-    // For CallType::Image: the Buffer (or the ImageParam's parameter) read.
+    // For CallType::Image: the Buffer (or the ImageParam's parameter) read. The read in a wrapper
+    // of an ImageParam (ImageParam::in) holds the parameter weakly, as the parameter owns it.
     std::shared_ptr<lang::BufferContents> image;
     std::shared_ptr<lang::ParameterContents> param;
+    std::weak_ptr<lang::ParameterContents> weak_param;
+    std::shared_ptr<lang::ParameterContents> parameter() const { return param ? param : weak_param.lock(); }
 
     Call(Type t, std::string n, std::vector<Expr> a, CallType ct)
         : ExprNodeOf(t), name(std::move(n)), args(std::move(a)), call_type(ct) {}

@@ -23,18 +23,8 @@ std::string unique_name(const std::string& prefix) {
 
 std::shared_ptr<FunctionContents> FunctionContents::called_from(
     const FunctionContents& consumer, const std::shared_ptr<FunctionContents>& self) const {
-    for (const Wrapper& w : wrappers) {
-        if (w.function.get() == &consumer) return self;
-    }
-    for (const Wrapper& w : wrappers) {
-        for (const auto& c : w.consumers) {
-            if (c.lock().get() == &consumer) return w.function;
-        }
-    }
-    for (const Wrapper& w : wrappers) {
-        if (w.consumers.empty()) return w.function;
-    }
-    return self;
+    std::shared_ptr<FunctionContents> wrapper = wrapper_for(wrappers, consumer);
+    return wrapper ? wrapper : self;
 }
 
 }  // namespace tessera::lang

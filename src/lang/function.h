@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ir/expr_nodes.h"
+#include "lang/wrapper.h"
 #include "schedule/func_schedule.h"
 #include "tessera/rdom.h"
 
@@ -47,13 +48,6 @@ struct Definition {
     bool defined() const { return !values.empty(); }
 };
 
-// f.in(consumers): a Func that reads f, called by those consumers (all of them when the list is
-// empty) in place of f, so that it can be scheduled on its own.
-struct Wrapper {
-    std::vector<std::weak_ptr<FunctionContents>> consumers;
-    std::shared_ptr<FunctionContents> function;
-};
-
 struct FunctionContents {
     std::string name;
     std::vector<std::string> pure_args;
@@ -61,7 +55,7 @@ struct FunctionContents {
     Definition pure;
     std::vector<Definition> updates;
     schedule::FuncSchedule schedule;
-    std::vector<Wrapper> wrappers;
+    std::vector<Wrapper> wrappers;  // made by in()
     // The buffers it writes as a pipeline's output, once Func::output_buffers() made them: what
     // the pipeline requires of their shapes.
     std::vector<std::shared_ptr<ParameterContents>> output_buffers;

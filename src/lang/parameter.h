@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lang/wrapper.h"
 #include "tessera/buffer.h"
 #include "tessera/expr.h"
 
@@ -34,6 +35,8 @@ struct ParameterContents {
     uint64_t constraints_version = 0;
     // The buffer of a Func's output (Func::output_buffer), not an input of the pipeline.
     bool is_output = false;
+    // An ImageParam's wrappers, made by in().
+    std::vector<Wrapper> wrappers;
 };
 
 }  // namespace tessera::lang

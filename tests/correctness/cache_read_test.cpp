@@ -115,6 +115,40 @@ TEST_CASE("an ImageParam staged per row of the consumer gives the bits of the pl
     result.for_each_element([&](int i, int j) { REQUIRE(result(i, j) == expected(i, j)); });
 }
 
+TEST_CASE("ImageParam::in() stages the image for one consumer or for all, as Halide's wrappers do") {
+    ImageParam input(Int(32), 2, "input");
+    Func edges("edges"), total("total");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    edges(x, y) = input(x + 1, y) - input(x, y);
+    total(x, y) = edges(x, y) * 5 + input(x, y + 1);
+    Buffer<int> data(50, 40);
+    std::mt19937 rng(4);
+    data.for_each_value([&](int& v) { v = int(rng() % 1000) - 500; });
+    input.set(data);
+    Buffer<int> expected(49, 39);
+    expected.for_each_element(
+        [&](int i, int j) { expected(i, j) = (data(i + 1, j) - data(i, j)) * 5 + data(i, j + 1); });
+    check_equal<int>(total.realize({49, 39}), expected);
+
+    // For edges alone: total still reads the image itself.
+    Func for_edges = input.in(edges);
+    CHECK(input.in(edges).name() == for_edges.name());
+    CHECK(for_edges.args()[0].name() == "_0");
+    edges.compute_root().split(x, xo, xi, 8);
+    for_edges.compute_at(edges, xo).vectorize(_0, 4);
+    std::string nest = total.loop_nest();
+    CHECK_MESSAGE(nest.find("produce " + for_edges.name()) != std::string::npos, nest);
+    check_equal<int>(total.realize({49, 39}), expected);
+
+    // For every consumer: the copy for edges still serves edges.
+    Func everywhere = input.in();
+    CHECK(everywhere.name() != for_edges.name());
+    everywhere.compute_root();
+    nest = total.loop_nest();
+    CHECK_MESSAGE(nest.find("produce " + everywhere.name()) != std::string::npos, nest);
+    check_equal<int>(total.realize({49, 39}), expected);
+}
+
 TEST_CASE("cache_read for a Func that does not read the input is an error that names both") {
     ImageParam input(Int(32), 1, "input");
     Func reads("reads"), ignores("ignores");
