@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the benchmarks in Release into build/ (or $TESSERA_BUILD_DIR), runs each program five
-# times over, keeps Google Benchmark's JSON in <build>/benchmark_results/, and prints the medians
+# times over (the repetitions of its rows interleaved in random order, so that a noisy spell of a
+# shared machine falls on Tessera and its peers alike rather than on whichever row ran then), keeps Google Benchmark's JSON in <build>/benchmark_results/, and prints the medians
 # with the ratio of Tessera to its peers, the speed-up over plain C++ and, where a program reports
 # them, the rate in GFLOP/s and the percentage of this CPU's measured FMA peak. The programs are
 # those of tests/performance/ and apps/*/. Extra arguments go to every program, e.g.
@@ -31,7 +32,8 @@ run() {  # run <program> <report name> [program options...]
   local program=$1 report="$results/$2.json"
   shift 2
   echo "running $(basename "$program") $*..."
-  if ! "$program" "$@" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+  if ! "$program" "$@" --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
+      --benchmark_report_aggregates_only=true \
       --benchmark_format=json --benchmark_out="$report" "${extra_args[@]}" >/dev/null; then
     echo "$(basename "$program") $* FAILED (see above)"
     status=1
