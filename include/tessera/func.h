@@ -274,6 +274,11 @@ public:
     Func in(const Func& consumer);
     Func in(const std::vector<Func>& consumers);
     Func in();
+    // A clone: a copy of this Func's definitions and schedule (as they are now) that the given
+    // consumers call instead, so that they can have it computed elsewhere than the others do.
+    // Asking again for the same consumers returns the same clone.
+    Func clone_in(const Func& consumer);
+    Func clone_in(const std::vector<Func>& consumers);
 
     // Specializations of the pure definition (see Stage::specialize).
     Stage specialize(const Expr& condition);

@@ -1,7 +1,8 @@
 // Func::in() and ImageParam::in(): wrappers, Funcs that read a Func or an image for some or all of
 // its consumers, scheduled on their own (to stage data through a copy computed at another loop
-// level, for instance).
+// level, for instance). Func::clone_in(): the same for a copy of the Func itself.
 
+#include "ir/mutator.h"
 #include "lang/function.h"
 #include "lang/parameter.h"
 #include "tessera/func.h"
@@ -63,6 +64,51 @@ FunctionPtr make_image_wrapper(const std::shared_ptr<lang::ParameterContents>& i
     return w;
 }
 
+// Points a clone's calls of the original (in its updates) at the clone, held weakly as a Func's
+// calls of itself are.
+class CallClone : public ir::Mutator {
+public:
+    CallClone(const FunctionPtr& original, const FunctionPtr& clone) : original_(original), clone_(clone) {}
+
+private:
+    using ir::Mutator::visit;
+    Expr visit(const ir::Call* op) override {
+        Expr e = ir::Mutator::visit(op);
+        if (op->call_type != ir::CallType::Func || op->function() != original_) return e;
+        auto call = std::make_shared<ir::Call>(*e.as<ir::Call>());
+        call->name = clone_->name;
+        call->func = nullptr;
+        call->weak_func = clone_;
+        return Expr(std::shared_ptr<const ir::ExprNode>(std::move(call)));
+    }
+    FunctionPtr original_, clone_;
+};
+
+void call_clone(lang::Definition& d, CallClone& rewrite) {
+    for (Expr& a : d.args) a = rewrite.mutate(a);
+    for (Expr& v : d.values) v = rewrite.mutate(v);
+    for (lang::Specialization& s : d.specializations) {
+        if (!s.definition) continue;
+        s.definition = std::make_shared<lang::Definition>(*s.definition);  // not the original's
+        call_clone(*s.definition, rewrite);
+    }
+}
+
+// A copy of the original's definitions and schedule, under a new name, with no wrappers.
+FunctionPtr make_clone(const FunctionPtr& original, const std::string& name) {
+    auto clone = lang::make_function(name);
+    clone->pure_args = original->pure_args;
+    clone->output_types = original->output_types;
+    clone->pure = original->pure;
+    clone->updates = original->updates;
+    clone->schedule = original->schedule;
+    clone->trace_stores = original->trace_stores;
+    CallClone rewrite(original, clone);
+    call_clone(clone->pure, rewrite);
+    for (lang::Definition& u : clone->updates) call_clone(u, rewrite);
+    return clone;
+}
+
 lang::Wrapper wrapper_of(const FunctionPtr& function, const std::vector<Func>& consumers) {
     lang::Wrapper w;
     for (const Func& c : consumers) w.consumers.push_back(c.function());
@@ -89,6 +135,26 @@ Func Func::in(const std::vector<Func>& consumers) {
 Func Func::in(const Func& consumer) { return in(std::vector<Func>{consumer}); }
 
 Func Func::in() { return in(std::vector<Func>{}); }
+
+Func Func::clone_in(const std::vector<Func>& consumers) {
+    TESSERA_USER_CHECK(defined()) << name() << ".clone_in(...): define " << name() << " before cloning it.";
+    TESSERA_USER_CHECK(!consumers.empty())
+        << name() << ".clone_in({}): name the Funcs that should call the clone of " << name() << ".";
+    for (const Func& c : consumers) {
+        TESSERA_USER_CHECK(c.function() != contents_)
+            << name() << ".clone_in(" << name() << "): a Func cannot be cloned for itself.";
+    }
+    if (FunctionPtr existing = lang::wrapper_made_for(contents_->wrappers, contents_of(consumers), true))
+        return Func(existing);
+    std::string clone_name = name() + "_clone_in";
+    for (const Func& c : consumers) clone_name += "_" + c.name();
+    contents_->wrappers.push_back(wrapper_of(make_clone(contents_, clone_name), consumers));
+    contents_->wrappers.back().is_clone = true;
+    contents_->touch();
+    return Func(contents_->wrappers.back().function);
+}
+
+Func Func::clone_in(const Func& consumer) { return clone_in(std::vector<Func>{consumer}); }
 
 Func ImageParam::in(const std::vector<Func>& consumers) {
     TESSERA_USER_CHECK(contents_)

@@ -20,13 +20,15 @@ std::shared_ptr<FunctionContents> wrapper_for(const std::vector<Wrapper>& wrappe
     return nullptr;
 }
 
-std::shared_ptr<FunctionContents> wrapper_made_for(const std::vector<Wrapper>& wrappers,
-                                                   const std::vector<std::shared_ptr<FunctionContents>>& consumers) {
+std::shared_ptr<FunctionContents> wrapper_made_for(
+    const std::vector<Wrapper>& wrappers, const std::vector<std::shared_ptr<FunctionContents>>& consumers,
+    bool is_clone) {
     auto listed_in = [](const Wrapper& w, const std::shared_ptr<FunctionContents>& f) {
-        return std::any_of(w.consumers.begin(), w.consumers.end(), [&](const auto& c) { return c.lock() == f; });
+        return std::any_of(w.consumers.begin(), w.consumers.end(),
+                           [&](const auto& c) { return c.lock() == f; });
     };
     for (const Wrapper& w : wrappers) {
-        if (w.consumers.size() != consumers.size()) continue;
+        if (w.is_clone != is_clone || w.consumers.size() != consumers.size()) continue;
         if (std::all_of(consumers.begin(), consumers.end(), [&](const auto& f) { return listed_in(w, f); }))
             return w.function;
     }

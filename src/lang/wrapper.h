@@ -12,6 +12,7 @@ struct FunctionContents;
 struct Wrapper {
     std::vector<std::weak_ptr<FunctionContents>> consumers;  // none: every consumer
     std::shared_ptr<FunctionContents> function;
+    bool is_clone = false;  // a copy of the Func's definitions (clone_in), not a read of it (in)
 };
 
 // The wrapper that a call from `consumer` reads: the one made for that consumer, else the one made
@@ -20,8 +21,9 @@ struct Wrapper {
 std::shared_ptr<FunctionContents> wrapper_for(const std::vector<Wrapper>& wrappers,
                                               const FunctionContents& consumer);
 
-// The wrapper made for exactly these consumers (in any order), or null.
-std::shared_ptr<FunctionContents> wrapper_made_for(const std::vector<Wrapper>& wrappers,
-                                                   const std::vector<std::shared_ptr<FunctionContents>>& consumers);
+// The wrapper (or clone) made for exactly these consumers, in any order, or null.
+std::shared_ptr<FunctionContents> wrapper_made_for(
+    const std::vector<Wrapper>& wrappers, const std::vector<std::shared_ptr<FunctionContents>>& consumers,
+    bool is_clone = false);
 
 }  // namespace tessera::lang

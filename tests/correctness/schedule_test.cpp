@@ -433,6 +433,29 @@ TEST_CASE("in() wrappers stage a Func for one consumer or for all, scheduled on 
     check_equal<uint16_t>(global.blur_y.realize({45, 23}), reference_blur(in));
 }
 
+TEST_CASE("clone_in gives the consumers named their own copy of a Func, definitions and all") {
+    Func f("f"), g("g"), h("h"), out("out");
+    Var x("x"), y("y");
+    RDom r(0, 3, "r");
+    f(x, y) = x * 3 + y;
+    f(x, y) += r * (x - y);  // the clone's update must read the clone
+    g(x, y) = f(x, y) + 2;
+    h(x, y) = f(x + 1, y) * 5;
+    out(x, y) = g(x, y) - h(x, y);
+    f.compute_at(out, y);
+    Func f_for_g = f.clone_in(g);
+    CHECK(f.clone_in(g).name() == f_for_g.name());
+    CHECK(f.in(g).name() != f_for_g.name());  // a wrapper is not the clone
+    f_for_g.compute_root().vectorize(x, 4);
+    const std::string nest = out.loop_nest();
+    CHECK_MESSAGE(nest.find("produce " + f_for_g.name()) != std::string::npos, nest);
+    CHECK_MESSAGE(nest.find("produce f:") != std::string::npos, nest);  // h still reads f itself
+    Buffer<int> result = out.realize({13, 7});
+    auto f_ref = [](int i, int j) { return i * 3 + j + 3 * (i - j); };
+    result.for_each_element(
+        [&](int i, int j) { REQUIRE(result(i, j) == (f_ref(i, j) + 2) - f_ref(i + 1, j) * 5); });
+}
+
 TEST_CASE("a specialization that does not run does not widen the region the buffers must cover") {
     ImageParam input(Int(32), 1, "input");
     Func f("f");

@@ -224,3 +224,15 @@ TEST_CASE("stack storage larger than a stack can hold is refused, not left to ov
     const std::string message = compile_error_of([&] { out.realize({1024, 1024}); });
     CHECK(contains(message, "Func f is stored in Stack memory, but its storage takes 4194304 bytes"));
 }
+
+TEST_CASE("clone_in without consumers, or for the Func itself, names the Func and what to do") {
+    Func f("f"), g("g");
+    Var x("x");
+    f(x) = x * 2;
+    g(x) = f(x) + 1;
+    CHECK(contains(compile_error_of([&] { f.clone_in(std::vector<Func>{}); }),
+                   "f.clone_in({}): name the Funcs that should call the clone of f"));
+    CHECK(contains(compile_error_of([&] { f.clone_in(f); }), "a Func cannot be cloned for itself"));
+    Func undefined("undefined");
+    CHECK(contains(compile_error_of([&] { undefined.clone_in(g); }), "define undefined before cloning it"));
+}
