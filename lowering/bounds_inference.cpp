@@ -194,8 +194,19 @@ private:
         for (int d = 0; d < f.dimensions(); d++) {
             const ir::Interval realized = realized_region(f, d, box[d]);
             let(realized_min(f.name, d), realized.min);
-            let(realized_extent(f.name, d), realized.max - realized.min + 1);
+            let(realized_extent(f.name, d), aligned_extent(f, d, realized.max - realized.min + 1));
         }
+    }
+
+    // The extent rounded up to a multiple of align_storage()'s alignment, if any (one at least,
+    // where it is known only when the pipeline runs).
+    static Expr aligned_extent(const lang::FunctionContents& f, int d, const Expr& extent) {
+        for (const schedule::StorageAlignment& a : f.schedule.storage_alignments) {
+            if (a.var != f.pure_args[d]) continue;
+            Expr alignment = ir::as_const_int(a.alignment) ? a.alignment : max(a.alignment, 1);
+            return (extent + alignment - 1) / alignment * alignment;
+        }
+        return extent;
     }
 
     // What the statement touches; but where a Func is stored where it is computed, a dimension of

@@ -83,11 +83,19 @@ struct Alignment {
     Expr modulus, remainder;
 };
 
+// align_storage(var, alignment): the storage's extent in that dimension is rounded up to a
+// multiple of alignment, so that the strides of the dimensions outside it are multiples too.
+struct StorageAlignment {
+    std::string var;
+    Expr alignment;
+};
+
 struct FuncSchedule {
     LoopLevel compute_level;  // Inherited: the default (inline if pure, root otherwise)
     LoopLevel store_level;    // Inherited: the same as compute_level
     std::vector<Bound> bounds;
     std::vector<Alignment> alignments;
+    std::vector<StorageAlignment> storage_alignments;
     // The pure Vars in storage order, innermost first; empty for the order of the arguments.
     std::vector<std::string> storage_order;
     MemoryType memory_type = MemoryType::Auto;

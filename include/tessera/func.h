@@ -258,6 +258,9 @@ public:
     // Widens the region computed of var so that it starts at a value congruent to remainder modulo
     // modulus and spans a multiple of modulus; it always holds the region the consumers need.
     Func& align_bounds(const Var& var, const Expr& modulus, const Expr& remainder = 0);
+    // Pads the storage of var's dimension to a multiple of alignment elements, so that the strides
+    // of the dimensions stored outside it are multiples of alignment too (rows that start aligned).
+    Func& align_storage(const Var& var, const Expr& alignment);
     // A hint for automatic schedulers; Tessera records nothing.
     Func& set_estimate(const Var& var, const Expr& min, const Expr& extent);
     // The storage layout: the Vars innermost first (by default, the order of the arguments).

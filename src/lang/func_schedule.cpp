@@ -153,6 +153,22 @@ Func& Func::align_bounds(const Var& var, const Expr& modulus, const Expr& remain
     return *this;
 }
 
+Func& Func::align_storage(const Var& var, const Expr& alignment) {
+    const std::string primitive = "align_storage(" + var.name() + ", ...)";
+    pure_arg_index(*contents_, var.name(), primitive);
+    TESSERA_USER_CHECK(alignment.defined() && alignment.type().is_int_or_uint() &&
+                       alignment.type().is_scalar())
+        << name() << "." << primitive << ": the alignment must be an integer expression.";
+    std::optional<int64_t> constant = ir::as_const_int(alignment);
+    TESSERA_USER_CHECK(!constant || *constant > 0)
+        << name() << "." << primitive << ": the alignment is " << *constant << "; give a positive one.";
+    auto& alignments = contents_->schedule.storage_alignments;
+    std::erase_if(alignments, [&](const schedule::StorageAlignment& a) { return a.var == var.name(); });
+    alignments.push_back({var.name(), cast(Int(32), alignment)});
+    contents_->touch();
+    return *this;
+}
+
 Func& Func::set_estimate(const Var&, const Expr&, const Expr&) { return *this; }
 
 Func& Func::reorder_storage(const std::vector<Var>& dims) {

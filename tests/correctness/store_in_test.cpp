@@ -95,6 +95,22 @@ TEST_CASE("store_in(Heap) keeps a small constant-size Func on the heap") {
     for (int i = 0; i < 40; i++) REQUIRE(result(i) == 4 * i + 2);
 }
 
+TEST_CASE("align_storage pads rows to a multiple of the alignment and keeps the values") {
+    Func f("f"), g("g");
+    Var x("x"), y("y");
+    f(x, y) = x + y * 100;
+    g(x, y) = f(x, y) * 3 + f(x + 1, y + 1);
+    f.compute_at(g, y).align_storage(x, 8);
+    g.bound(x, 0, 13);
+    // Two rows of 14 values each, stored 16 apart.
+    CHECK(lowered_text(g).find("allocate f[int32 * 16 * 2] in Stack") != std::string::npos);
+    Buffer<int> out = g.realize({13, 5});
+    out.for_each_element(
+        [&](int i, int j) { REQUIRE(out(i, j) == (i + j * 100) * 3 + (i + 1) + (j + 1) * 100); });
+    CHECK_THROWS_WITH_AS(f.align_storage(x, 0), doctest::Contains("the alignment is 0; give a positive one"),
+                         CompileError);
+}
+
 TEST_CASE("a register tile unrolled in two dimensions is indexed by constants, and gives the bits") {
     // A tile of 8 channels (vectorized) by 3 columns by 2 output blocks, accumulated over r, with
     // ragged edges (ShiftInwards): flattened, its indices multiply by extents written in the
