@@ -9,6 +9,7 @@
 #include "ir/printer.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
+#include "lang/associative_update.h"
 #include "lang/function.h"
 #include "schedule/stage_primitives.h"
 #include "tessera/func.h"
@@ -17,60 +18,6 @@
 
 namespace tessera {
 namespace {
-
-// An update f(args) = f(args) op rest, taken apart.
-struct AssociativeUpdate {
-    ir::IRKind op;
-    Expr rest;
-};
-
-bool is_self_call(const Expr& e, const lang::FunctionContents& f, const std::vector<Expr>& args) {
-    const ir::Call* call = e.as<ir::Call>();
-    if (!call || call->call_type != ir::CallType::Func || call->function().get() != &f) return false;
-    if (call->args.size() != args.size()) return false;
-    for (size_t i = 0; i < args.size(); i++) {
-        if (!ir::equal(call->args[i], args[i])) return false;
-    }
-    return true;
-}
-
-bool mentions_func(const Expr& e, const lang::FunctionContents& f) {
-    class Find : public ir::Visitor {
-    public:
-        explicit Find(const lang::FunctionContents& f) : f(f) {}
-        const lang::FunctionContents& f;
-        bool found = false;
-
-    private:
-        void visit(const ir::Call* op) override {
-            found = found || (op->call_type == ir::CallType::Func && op->function().get() == &f);
-            ir::Visitor::visit(op);
-        }
-    } find(f);
-    find.include(e);
-    return find.found;
-}
-
-template <typename T>
-std::optional<AssociativeUpdate> match(const Expr& value, const lang::FunctionContents& f,
-                                       const std::vector<Expr>& args) {
-    const T* op = value.as<T>();
-    if (!op) return std::nullopt;
-    if (is_self_call(op->a, f, args) && !mentions_func(op->b, f))
-        return AssociativeUpdate{ir::IRKind(T::static_kind), op->b};
-    if (is_self_call(op->b, f, args) && !mentions_func(op->a, f))
-        return AssociativeUpdate{ir::IRKind(T::static_kind), op->a};
-    return std::nullopt;
-}
-
-std::optional<AssociativeUpdate> associative_update(const Expr& value, const lang::FunctionContents& f,
-                                                    const std::vector<Expr>& args) {
-    if (auto m = match<ir::Add>(value, f, args)) return m;
-    if (auto m = match<ir::Mul>(value, f, args)) return m;
-    if (auto m = match<ir::Min>(value, f, args)) return m;
-    if (auto m = match<ir::Max>(value, f, args)) return m;
-    return std::nullopt;
-}
 
 Expr combine(ir::IRKind op, const Expr& a, const Expr& b) {
     switch (op) {
@@ -181,7 +128,7 @@ Func Stage::rfactor(const std::vector<std::pair<RVar, Var>>& preserved) {
             << who << ": the update writes " << f.name << " at " << a
             << "; rfactor needs an update whose left-hand side is " << f.name << "'s pure Vars.";
     }
-    std::optional<AssociativeUpdate> update = associative_update(d.values[0], f, d.args);
+    std::optional<lang::AssociativeUpdate> update = lang::associative_update(d.values[0], f, d.args);
     TESSERA_USER_CHECK(update) << who << ": the update " << d.values[0] << " is not of the form " << f.name
                                << "(...) = " << f.name << "(...) op e with op one of +, *, min, max, which "
                                << "rfactor can reassociate.";
