@@ -40,6 +40,7 @@ ir::Stmt stage_body(const lang::FunctionContents& f, const lang::Definition& d,
     for (const Expr& a : d.args) args.push_back(ir::substitute(renames, a));
     for (const Expr& v : d.values) values.push_back(ir::substitute(renames, v));
     ir::Stmt body = ir::Provide::make(f.name, values, args);
+    if (d.schedule.atomic) body = ir::Atomic::make(f.name, body);
     if (f.trace_stores) body = ir::Block::make(trace(f.name, args, values), body);
     if (d.rdom && d.rdom->predicate.defined()) {
         body = ir::IfThenElse::make(ir::substitute(renames, d.rdom->predicate), body);

@@ -480,6 +480,10 @@ private:
         return ir::Store::make(op->name, widen(value, lanes_), index, predicate_);
     }
 
+    Stmt visit(const ir::Atomic* op) override {
+        throw NotVectorizable{"it updates " + op->producer + " atomically, one element at a time"};
+    }
+
     Stmt visit(const ir::For* op) override {
         Expr min = scalar_value(mutate(op->min)), extent = scalar_value(mutate(op->extent));
         if (!min.defined() || !extent.defined())

@@ -48,6 +48,9 @@ struct StageSchedule {
     std::vector<Tensorized> tensorized;
     // Empty until the first primitive touches the stage; lowering then uses the default order.
     std::vector<Dim> dims;
+    // atomic(): each update of an element is one indivisible read-modify-write, so that loops
+    // over RVars may run in parallel.
+    bool atomic = false;
 };
 
 // Where in the loop nest of the pipeline a Func is computed (or stored).

@@ -287,7 +287,9 @@ void reorder(const StageRef& s, const std::vector<std::string>& vars) {
 void set_loop_kind(const StageRef& s, const std::string& var, ir::ForKind kind) {
     const std::string primitive = std::string(kind_primitive(kind)) + "(" + var + ")";
     Dim& dim = find_dim(s, var, primitive);
-    if (s.stage > 0 && (kind == ir::ForKind::Parallel || kind == ir::ForKind::Vectorized)) {
+    // An atomic update may run its iterations in any order (vectorized, it runs serially).
+    const bool atomic = stage_schedule(s).atomic;
+    if (s.stage > 0 && !atomic && (kind == ir::ForKind::Parallel || kind == ir::ForKind::Vectorized)) {
         std::set<std::string> vars;
         original_vars(stage_schedule(s), dim.var, vars);
         std::string why = loop_carried_dependency(s, vars);

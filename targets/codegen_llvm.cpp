@@ -140,6 +140,10 @@ llvm::Instruction* CodeGenLLVM::tag_access(llvm::Instruction* access, const std:
 }
 
 void CodeGenLLVM::visit(const ir::Store* op) {
+    if (is_atomic_store(op)) {
+        atomic_store(op);
+        return;
+    }
     Type t = op->value.type();
     llvm::Value* value = codegen(op->value);
     if (t.is_bool()) value = builder_.CreateZExt(value, memory_type(t));

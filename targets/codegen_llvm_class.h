@@ -104,6 +104,10 @@ private:
     void dense_store(const std::string& buffer, llvm::Value* value, Type t, llvm::Value* first_index);
     llvm::Value* predicated_load(const ir::Load* op);
     void store_vector(const ir::Store* op, llvm::Value* value);
+    // A store of an atomic update (inside ir::Atomic), as a compare-and-swap loop
+    // (codegen_llvm_atomic.cpp).
+    bool is_atomic_store(const ir::Store* op) const;
+    void atomic_store(const ir::Store* op);
 
     // Calls into the C runtime.
     llvm::FunctionCallee runtime_function(const char* name, llvm::Type* result,
@@ -132,6 +136,8 @@ private:
 
     llvm::Value* value_ = nullptr;
     std::unordered_map<std::string, std::vector<llvm::Value*>> symbols_;
+    // The producers of the ir::Atomic statements around the code being generated.
+    std::vector<std::string> atomic_producers_;
     // Allocations enclosing the insertion point, outermost first: freed on an error exit. Each
     // has a block (made when first needed) that frees it and goes on to free the one enclosing
     // it, so that every error exit shares one chain of frees instead of repeating them.

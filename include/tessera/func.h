@@ -107,6 +107,14 @@ public:
     Func rfactor(const std::vector<std::pair<RVar, Var>>& preserved);
     Func rfactor(const RVar& r, const Var& v);
 
+    // Makes each update of an element one indivisible read-modify-write (a compare-and-swap loop),
+    // so that loops over RVars may then run in parallel even where iterations update the same
+    // element, as in a histogram. The update must be f(args) = f(args) op e with op one of +, *,
+    // min, max, whose order does not matter (floating-point sums aside, whose last bits may then
+    // change), unless override_associativity_test promises that the order does not matter.
+    // Vectorized loops of an atomic update run serially.
+    Stage& atomic(bool override_associativity_test = false);
+
     const std::shared_ptr<lang::FunctionContents>& function() const { return function_; }
     int index() const { return index_; }
 

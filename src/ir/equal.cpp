@@ -152,6 +152,11 @@ private:
                 if (int c = exprs(a->condition, b->condition)) return c;
                 return exprs(a->message, b->message);
             }
+            case IRKind::Atomic: {
+                auto *a = as_stmt<Atomic>(x), *b = as_stmt<Atomic>(y);
+                if (int c = order(a->producer, b->producer)) return c;
+                return stmts(a->body, b->body);
+            }
             case IRKind::ProducerConsumer: {
                 auto *a = as_stmt<ProducerConsumer>(x), *b = as_stmt<ProducerConsumer>(y);
                 if (int c = order(a->name, b->name)) return c;

@@ -65,6 +65,7 @@ enum class IRKind : uint8_t {
     Block,
     IfThenElse,
     Evaluate,
+    Atomic,
 };
 
 struct ExprNode : std::enable_shared_from_this<ExprNode> {

@@ -370,6 +370,14 @@ Stmt IfThenElse::make(Expr condition, Stmt then_case, Stmt else_case) {
     return Stmt(n);
 }
 
+Stmt Atomic::make(const std::string& producer, Stmt body) {
+    TESSERA_INTERNAL_CHECK(body.defined()) << "atomic";
+    auto n = new_stmt<Atomic>();
+    n->producer = producer;
+    n->body = std::move(body);
+    return Stmt(n);
+}
+
 Stmt Evaluate::make(Expr value) {
     TESSERA_INTERNAL_CHECK(value.defined()) << "evaluate";
     auto n = new_stmt<Evaluate>();

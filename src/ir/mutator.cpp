@@ -146,6 +146,12 @@ Stmt Mutator::visit(const AssertStmt* op) {
     return AssertStmt::make(std::move(c), std::move(m));
 }
 
+Stmt Mutator::visit(const Atomic* op) {
+    Stmt b = mutate(op->body);
+    if (b.same_as(op->body)) return handle_of(op);
+    return b.defined() ? Atomic::make(op->producer, std::move(b)) : b;
+}
+
 Stmt Mutator::visit(const ProducerConsumer* op) {
     Stmt b = mutate(op->body);
     if (b.same_as(op->body)) return handle_of(op);

@@ -13,5 +13,5 @@
 
 #define TESSERA_FOR_EACH_STMT(X) \
     X(LetStmt) X(AssertStmt) X(ProducerConsumer) X(For) X(Store) X(Provide) X(Allocate) X(Free) \
-    X(Realize) X(Block) X(IfThenElse) X(Evaluate)
+    X(Realize) X(Block) X(IfThenElse) X(Evaluate) X(Atomic)
 // clang-format on

@@ -159,6 +159,15 @@ private:
         include(op->message);
         out << ")\n";
     }
+    void visit(const Atomic* op) override {
+        pad();
+        out << "atomic " << op->producer << " {\n";
+        indent++;
+        include(op->body);
+        indent--;
+        pad();
+        out << "}\n";
+    }
     void visit(const ProducerConsumer* op) override {
         pad();
         out << (op->is_producer ? "produce " : "consume ") << op->name << " {\n";

@@ -148,4 +148,12 @@ struct Evaluate : StmtNodeOf<Evaluate, IRKind::Evaluate> {
     static Stmt make(Expr value);
 };
 
+// The body's stores to the producer (an update scheduled atomic()) are each one indivisible
+// read-modify-write of their element, so that parallel iterations may update the same element.
+struct Atomic : StmtNodeOf<Atomic, IRKind::Atomic> {
+    std::string producer;
+    Stmt body;
+    static Stmt make(const std::string& producer, Stmt body);
+};
+
 }  // namespace tessera::ir

@@ -119,4 +119,6 @@ void Visitor::visit(const IfThenElse* op) {
 }
 void Visitor::visit(const Evaluate* op) { include(op->value); }
 
+void Visitor::visit(const Atomic* op) { include(op->body); }
+
 }  // namespace tessera::ir

@@ -2,6 +2,7 @@
 
 #include "ir/equal.h"
 #include "ir/ir_util.h"
+#include "lang/associative_update.h"
 #include "lang/definition_checks.h"
 #include "lang/function.h"
 #include "schedule/stage_primitives.h"
@@ -74,6 +75,24 @@ Stage& Stage::tensorize(const VarOrRVar& var, const TensorIntrinsic& intrinsic) 
     schedule::StageSchedule& s = schedule::stage_schedule(ref());
     std::erase_if(s.tensorized, [&](const schedule::Tensorized& t) { return t.var == dim; });
     s.tensorized.push_back({dim, intrinsic.contents()});
+    function_->touch();
+    return *this;
+}
+
+Stage& Stage::atomic(bool override_associativity_test) {
+    lang::Definition& d = ref().definition();
+    const std::string who =
+        function_->name + (index_ == 0 ? "" : ".update(" + std::to_string(index_ - 1) + ")");
+    TESSERA_USER_CHECK(index_ > 0) << who << ".atomic(): only update definitions read and write the same "
+                                   << "element; call atomic() on " << function_->name << ".update(i).";
+    TESSERA_USER_CHECK(d.values.size() == 1)
+        << who << ".atomic(): the update writes a Tuple; atomic updates write one value.";
+    TESSERA_USER_CHECK(override_associativity_test ||
+                       lang::associative_update(d.values[0], *function_, d.args))
+        << who << ".atomic(): the update " << d.values[0] << " is not of the form " << function_->name
+        << "(...) = " << function_->name << "(...) op e with op one of +, *, min, max, so the order of its "
+        << "iterations may matter. Pass atomic(true) if it does not.";
+    schedule::stage_schedule(ref()).atomic = true;
     function_->touch();
     return *this;
 }
