@@ -16,7 +16,21 @@ bool is_self_call(const Expr& e, const FunctionContents& f, const std::vector<Ex
     return true;
 }
 
-bool mentions_func(const Expr& e, const FunctionContents& f) {
+template <typename T>
+std::optional<AssociativeUpdate> match(const Expr& value, const FunctionContents& f,
+                                       const std::vector<Expr>& args) {
+    const T* op = value.as<T>();
+    if (!op) return std::nullopt;
+    if (is_self_call(op->a, f, args) && !reads_func(op->b, f))
+        return AssociativeUpdate{ir::IRKind(T::static_kind), op->b};
+    if (is_self_call(op->b, f, args) && !reads_func(op->a, f))
+        return AssociativeUpdate{ir::IRKind(T::static_kind), op->a};
+    return std::nullopt;
+}
+
+}  // namespace
+
+bool reads_func(const Expr& e, const FunctionContents& f) {
     class Find : public ir::Visitor {
     public:
         explicit Find(const FunctionContents& f) : f(f) {}
@@ -32,20 +46,6 @@ bool mentions_func(const Expr& e, const FunctionContents& f) {
     find.include(e);
     return find.found;
 }
-
-template <typename T>
-std::optional<AssociativeUpdate> match(const Expr& value, const FunctionContents& f,
-                                       const std::vector<Expr>& args) {
-    const T* op = value.as<T>();
-    if (!op) return std::nullopt;
-    if (is_self_call(op->a, f, args) && !mentions_func(op->b, f))
-        return AssociativeUpdate{ir::IRKind(T::static_kind), op->b};
-    if (is_self_call(op->b, f, args) && !mentions_func(op->a, f))
-        return AssociativeUpdate{ir::IRKind(T::static_kind), op->a};
-    return std::nullopt;
-}
-
-}  // namespace
 
 std::optional<AssociativeUpdate> associative_update(const Expr& value, const FunctionContents& f,
                                                     const std::vector<Expr>& args) {

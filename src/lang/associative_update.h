@@ -15,6 +15,9 @@ struct AssociativeUpdate {
     Expr rest;      // does not read f
 };
 
+// Whether e calls f.
+bool reads_func(const Expr& e, const FunctionContents& f);
+
 // The update's value taken apart, or nothing where it is not of that form.
 std::optional<AssociativeUpdate> associative_update(const Expr& value, const FunctionContents& f,
                                                     const std::vector<Expr>& args);

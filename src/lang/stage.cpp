@@ -81,12 +81,17 @@ Stage& Stage::tensorize(const VarOrRVar& var, const TensorIntrinsic& intrinsic) 
 
 Stage& Stage::atomic(bool override_associativity_test) {
     lang::Definition& d = ref().definition();
-    const std::string who =
-        function_->name + (index_ == 0 ? "" : ".update(" + std::to_string(index_ - 1) + ")");
+    const std::string who = ref().describe();
     TESSERA_USER_CHECK(index_ > 0) << who << ".atomic(): only update definitions read and write the same "
                                    << "element; call atomic() on " << function_->name << ".update(i).";
     TESSERA_USER_CHECK(d.values.size() == 1)
         << who << ".atomic(): the update writes a Tuple; atomic updates write one value.";
+    for (const Expr& a : d.args) {
+        TESSERA_USER_CHECK(!lang::reads_func(a, *function_))
+            << who << ".atomic(): the update writes " << function_->name << " at " << a << ", which reads "
+            << function_->name << " itself; an atomic update needs indices that do not depend on the values "
+            << "it updates.";
+    }
     TESSERA_USER_CHECK(override_associativity_test ||
                        lang::associative_update(d.values[0], *function_, d.args))
         << who << ".atomic(): the update " << d.values[0] << " is not of the form " << function_->name

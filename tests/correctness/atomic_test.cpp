@@ -90,6 +90,11 @@ TEST_CASE("atomic() refuses updates whose order may matter unless told it does n
                          CompileError);
     Stage pure = f;
     CHECK_THROWS_WITH_AS(pure.atomic(), doctest::Contains("only update definitions"), CompileError);
+    Func self_indexed("self_indexed");
+    self_indexed(x) = 0;
+    self_indexed(clamp(self_indexed(r), 0, 9)) = self_indexed(r) + 1;
+    CHECK_THROWS_WITH_AS(self_indexed.update().atomic(true),
+                         doctest::Contains("which reads self_indexed itself"), CompileError);
     // Promised: a sum of ones written as something the test does not recognize.
     g(x) = 0;
     g(r % 3) = 1 + g(r % 3) * 1;
