@@ -1,12 +1,15 @@
-// Atomic updates (Stage::atomic): inside an ir::Atomic statement, each store to its producer is a
-// compare-and-swap loop. It reads the element, computes the new value from what it read (the
+// Atomic updates (Stage::atomic): inside an ir::Atomic statement, each store to its producer is
+// one atomic instruction where one does the update (an integer sum, min or max), and otherwise a
+// compare-and-swap loop. The loop reads the element, computes the new value from what it read (the
 // update's own load of the element stands for it), and writes it only if the element still holds
 // what was read; otherwise it computes again from what the element holds now. Parallel iterations
 // that update the same element therefore never lose one another's updates.
 
 #include <algorithm>
+#include <optional>
 
 #include "ir/equal.h"
+#include "ir/ir_util.h"
 #include "ir/mutator.h"
 #include "ir/simplify.h"
 #include "targets/codegen_llvm_class.h"
@@ -32,6 +35,38 @@ private:
     Expr index_, read_;
 };
 
+// An integer update `read op e` (or `e op read`), op one of +, min, max, with e not reading the
+// element, as the one instruction that does it (atomicrmw).
+struct ReadModifyWrite {
+    llvm::AtomicRMWInst::BinOp op;
+    Expr operand;
+};
+
+template <typename T>
+std::optional<Expr> other_operand(const Expr& value, const std::string& read) {
+    const T* node = value.as<T>();
+    if (!node) return std::nullopt;
+    auto is_read = [&](const Expr& e) {
+        const ir::Variable* v = e.as<ir::Variable>();
+        return v && v->name == read;
+    };
+    if (is_read(node->a) && !ir::uses_var(node->b, read)) return node->b;
+    if (is_read(node->b) && !ir::uses_var(node->a, read)) return node->a;
+    return std::nullopt;
+}
+
+std::optional<ReadModifyWrite> read_modify_write(const Expr& value, const std::string& read) {
+    const Type t = value.type();
+    if (!t.is_int_or_uint() || t.is_bool()) return std::nullopt;
+    using Op = llvm::AtomicRMWInst::BinOp;
+    if (auto e = other_operand<ir::Add>(value, read)) return ReadModifyWrite{Op::Add, *e};
+    if (auto e = other_operand<ir::Min>(value, read))
+        return ReadModifyWrite{t.is_int() ? Op::Min : Op::UMin, *e};
+    if (auto e = other_operand<ir::Max>(value, read))
+        return ReadModifyWrite{t.is_int() ? Op::Max : Op::UMax, *e};
+    return std::nullopt;
+}
+
 }  // namespace
 
 void CodeGenLLVM::visit(const ir::Atomic* op) {
@@ -55,6 +90,11 @@ void CodeGenLLVM::atomic_store(const ir::Store* op) {
     const std::string read_name = op->name + ".atomic_read";
     const Expr value =
         ReplaceElementLoads(op->name, op->index, ir::Variable::make(t, read_name)).mutate(op->value);
+    if (std::optional<ReadModifyWrite> rmw = read_modify_write(value, read_name)) {
+        builder_.CreateAtomicRMW(rmw->op, address, codegen(rmw->operand), align,
+                                 llvm::AtomicOrdering::Monotonic);
+        return;
+    }
 
     llvm::Function* function = builder_.GetInsertBlock()->getParent();
     llvm::BasicBlock* before = builder_.GetInsertBlock();

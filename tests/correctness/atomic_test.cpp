@@ -6,8 +6,12 @@
 #include <tessera/tessera.h>
 
 #include <algorithm>
+#include <fstream>
 #include <random>
+#include <sstream>
 #include <vector>
+
+#include "tests/scratch_files.h"
 
 using namespace tessera;
 
@@ -18,6 +22,16 @@ Buffer<uint8_t> random_image(int width, int height, unsigned seed) {
     std::mt19937 rng(seed);
     im.for_each_value([&](uint8_t& v) { v = uint8_t(rng() % 256); });
     return im;
+}
+
+// The assembly of f for the host.
+std::string assembly_of(Func& f) {
+    const std::filesystem::path path = scratch_files::fresh_dir("atomic_" + f.name()) / "f.s";
+    f.compile_to_assembly(path.string(), {}, "f", get_host_target());
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 }  // namespace
@@ -39,6 +53,10 @@ TEST_CASE("a histogram updated atomically by parallel rows counts every pixel") 
         Buffer<int> counts = hist.realize({256});
         for (int bin = 0; bin < 256; bin++) REQUIRE_MESSAGE(counts(bin) == expected[bin], "bin " << bin);
     }
+    // An integer sum is one atomic instruction, not a compare-and-swap loop.
+    const std::string text = assembly_of(hist);
+    CHECK(text.find("lock") != std::string::npos);
+    CHECK(text.find("cmpxchg") == std::string::npos);
     tessera_set_num_threads(0);
 }
 
@@ -70,6 +88,8 @@ TEST_CASE("atomic min, max and products in parallel and vectorized loops give th
             min_expected[b] = std::min(min_expected[b], j * 1000 - i);
             parity_expected[b] *= im(i, j) % 2 == 0 ? 1 : -1;
         }
+    // A floating-point max has no atomic instruction: a compare-and-swap loop.
+    CHECK(assembly_of(largest).find("cmpxchg") != std::string::npos);
     Buffer<float> got_max = largest.realize({7});
     Buffer<int> got_min = smallest.realize({7}), got_parity = parity.realize({7});
     for (int b = 0; b < 7; b++) {
