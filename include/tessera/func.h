@@ -112,7 +112,8 @@ public:
     // element, as in a histogram. The update must be f(args) = f(args) op e with op one of +, *,
     // min, max, whose order does not matter (floating-point sums aside, whose last bits may then
     // change), unless override_associativity_test promises that the order does not matter.
-    // Vectorized loops of an atomic update run serially.
+    // Vectorized loops of an atomic update run serially. On a pure definition, which writes each
+    // element once, it changes nothing.
     Stage& atomic(bool override_associativity_test = false);
 
     const std::shared_ptr<lang::FunctionContents>& function() const { return function_; }
@@ -255,6 +256,8 @@ public:
     Func& vectorize(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
     Func& unroll(const VarOrRVar& var);
     Func& tensorize(const VarOrRVar& var, const TensorIntrinsic& intrinsic);
+    // See Stage::atomic; the pure definition writes each element once, so there it changes nothing.
+    Func& atomic(bool override_associativity_test = false);
     Func& unroll(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
     // Computes exactly [min, min + extent) of var, whatever the consumers need (a run-time error if
     // they need more).

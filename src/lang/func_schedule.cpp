@@ -100,6 +100,11 @@ Func& Func::tensorize(const VarOrRVar& var, const TensorIntrinsic& intrinsic) {
     return *this;
 }
 
+Func& Func::atomic(bool override_associativity_test) {
+    Stage(*this).atomic(override_associativity_test);
+    return *this;
+}
+
 Func& Func::unroll(const VarOrRVar& var) {
     Stage(*this).unroll(var);
     return *this;

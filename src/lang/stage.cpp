@@ -80,10 +80,10 @@ Stage& Stage::tensorize(const VarOrRVar& var, const TensorIntrinsic& intrinsic) 
 }
 
 Stage& Stage::atomic(bool override_associativity_test) {
+    // A pure definition writes each element once, never reading it: nothing to make atomic.
+    if (index_ == 0) return *this;
     lang::Definition& d = ref().definition();
     const std::string who = ref().describe();
-    TESSERA_USER_CHECK(index_ > 0) << who << ".atomic(): only update definitions read and write the same "
-                                   << "element; call atomic() on " << function_->name << ".update(i).";
     TESSERA_USER_CHECK(d.values.size() == 1)
         << who << ".atomic(): the update writes a Tuple; atomic updates write one value.";
     for (const Expr& a : d.args) {
