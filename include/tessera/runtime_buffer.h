@@ -650,23 +650,109 @@ public:
         return b;
     }
 
+    // Removes dimension d, keeping the elements at coordinate pos there (its min without pos): a
+    // buffer of one dimension fewer over the same memory.
+    void slice(int d, int pos) {
+        check_dimension(d, "slice");
+        const tessera_dimension_t& shape = buf_.dim[d];
+        if (pos < shape.min || std::int64_t(pos) >= std::int64_t(shape.min) + shape.extent)
+            detail::throw_invalid("slice of dimension " + std::to_string(d) + " at " + std::to_string(pos) +
+                                  ", outside [" + std::to_string(shape.min) + ", " +
+                                  std::to_string(std::int64_t(shape.min) + shape.extent - 1) + "]");
+        if (buf_.host)
+            buf_.host += (std::ptrdiff_t(pos) - shape.min) * shape.stride * detail::bytes_of(buf_.type);
+        std::vector<tessera_dimension_t> kept(buf_.dim, buf_.dim + dimensions());
+        kept.erase(kept.begin() + d);
+        set_shape(kept);
+    }
+    void slice(int d) { slice(d, dim(d).min()); }
+    Buffer sliced(int d, int pos) const {
+        Buffer b = *this;
+        b.slice(d, pos);
+        return b;
+    }
+    Buffer sliced(int d) const { return sliced(d, dim(d).min()); }
+
+    // Adds a last dimension of extent 1 and min 0, its stride past every element of the others.
+    void add_dimension() {
+        std::vector<tessera_dimension_t> shape(buf_.dim, buf_.dim + dimensions());
+        std::int64_t stride = 1;
+        for (const tessera_dimension_t& d : shape)
+            stride = std::max(stride,
+                              std::int64_t(d.extent) * (d.stride < 0 ? -std::int64_t(d.stride) : d.stride));
+        shape.push_back({0, 1, int(stride), 0});
+        set_shape(shape);
+    }
+    // Inserts a dimension of extent 1 at index d whose one coordinate is pos: the inverse of slice.
+    void embed(int d, int pos = 0) {
+        if (d < 0 || d > dimensions())
+            detail::throw_invalid("embed at dimension " + std::to_string(d) + " of a buffer of " +
+                                  std::to_string(dimensions()) + " dimensions");
+        add_dimension();
+        translate(dimensions() - 1, pos);
+        for (int i = dimensions() - 1; i > d; i--) transpose(i, i - 1);
+    }
+    Buffer embedded(int d, int pos = 0) const {
+        Buffer b = *this;
+        b.embed(d, pos);
+        return b;
+    }
+
+    // Swaps dimensions d1 and d2, or orders the dimensions as order lists them (order[i] is the
+    // current dimension that becomes dimension i). The memory stays where it is.
+    void transpose(int d1, int d2) {
+        check_dimension(d1, "transpose");
+        check_dimension(d2, "transpose");
+        std::swap(buf_.dim[d1], buf_.dim[d2]);
+    }
+    void transpose(const std::vector<int>& order) {
+        std::vector<bool> seen(std::size_t(dimensions()), false);
+        bool valid = int(order.size()) == dimensions();
+        for (int d : order) {
+            valid = valid && d >= 0 && d < dimensions() && !seen[std::size_t(d)];
+            if (valid) seen[std::size_t(d)] = true;
+        }
+        if (!valid)
+            detail::throw_invalid("transpose with an order that is not a permutation of the " +
+                                  std::to_string(dimensions()) + " dimensions");
+        std::vector<tessera_dimension_t> shape;
+        for (int d : order) shape.push_back(buf_.dim[d]);
+        set_shape(shape);
+    }
+    Buffer transposed(int d1, int d2) const {
+        Buffer b = *this;
+        b.transpose(d1, d2);
+        return b;
+    }
+    Buffer transposed(const std::vector<int>& order) const {
+        Buffer b = *this;
+        b.transpose(order);
+        return b;
+    }
+
+    // Whether every element equals value.
+    bool all_equal(Value value) const requires typed {
+        bool equal = true;
+        for_each_value([&](const T& v) { equal = equal && v == value; });
+        return equal;
+    }
+
+    // New zeroed memory of other's extents and mins, its dimensions nested in the order of other's
+    // strides (an interleaved image gives an interleaved one), of this buffer's element type.
+    template <typename U, int D2>
+    static Buffer make_with_shape_of(const Buffer<U, D2>& other) requires typed {
+        Buffer b;
+        b.shape_like(detail::type_of<T>(), *other.raw_buffer());
+        b.allocate_for_shape();
+        return b;
+    }
+
     // A deep copy in new memory, dense, with the same mins and the same order of strides (an
     // interleaved image stays interleaved). A buffer with no memory copies to one with the same
     // shape and no memory.
     Buffer<std::remove_const_t<T>, D> copy() const {
         Buffer<std::remove_const_t<T>, D> result;
-        result.buf_.type = buf_.type;
-        result.set_dimensions(dimensions());
-        std::vector<int> order(dimensions());
-        for (int i = 0; i < dimensions(); i++) {
-            result.buf_.dim[i] = {buf_.dim[i].min, buf_.dim[i].extent, 0, 0};
-            // Innermost first: by increasing stride magnitude, dimension index breaking ties.
-            int k = i;
-            for (; k > 0 && stride_magnitude(order[k - 1]) > stride_magnitude(i); k--)
-                order[k] = order[k - 1];
-            order[k] = i;
-        }
-        detail::set_dense_strides(result.buf_.dim, dimensions(), order.data());
+        result.shape_like(buf_.type, buf_);
         if (defined()) {
             result.allocate_for_shape();
             result.copy_from(*this);
@@ -743,6 +829,31 @@ private:
 
     static uint8_t* host_of(T* data) {
         return static_cast<uint8_t*>(const_cast<void*>(static_cast<const void*>(data)));
+    }
+
+    // The element type t and other's extents and mins, with dense strides nesting the dimensions
+    // in the order of other's strides (innermost first by magnitude, index breaking ties); no memory.
+    void shape_like(tessera_type_t t, const tessera_buffer_t& other) {
+        buf_.type = t;
+        set_dimensions(other.dimensions);
+        auto magnitude = [&](int i) {
+            const std::int64_t stride = other.dim[i].stride;
+            return stride < 0 ? -stride : stride;
+        };
+        std::vector<int> order(std::size_t(other.dimensions));
+        for (int i = 0; i < other.dimensions; i++) {
+            buf_.dim[i] = {other.dim[i].min, other.dim[i].extent, 0, 0};
+            int k = i;
+            for (; k > 0 && magnitude(order[k - 1]) > magnitude(i); k--) order[k] = order[k - 1];
+            order[k] = i;
+        }
+        detail::set_dense_strides(buf_.dim, dimensions(), order.data());
+    }
+
+    // The shape becomes these dimensions; the memory stays.
+    void set_shape(const std::vector<tessera_dimension_t>& shape) {
+        set_dimensions(int(shape.size()));
+        if (!shape.empty()) std::memcpy(buf_.dim, shape.data(), sizeof(tessera_dimension_t) * shape.size());
     }
 
     // Room for n zeroed dimensions, pointed to by buf_.dim.
@@ -850,10 +961,6 @@ private:
             detail::throw_invalid("the min of dimension " + std::to_string(d) + " would be " +
                                   std::to_string(min) + ", outside the range of int32");
         return int(min);
-    }
-    std::int64_t stride_magnitude(int i) const {
-        std::int64_t s = buf_.dim[i].stride;
-        return s < 0 ? -s : s;
     }
 
     template <typename... Args>

@@ -315,6 +315,57 @@ TEST_CASE("crop, translate and set_min move the window over the same elements") 
     CHECK(contains_text(invalid_argument_of([&] { moved.translate(0, INT32_MAX); }), "int32"));
 }
 
+TEST_CASE("slice, embed and transpose view the same elements with other dimensions, as Halide's") {
+    Buffer<int> a(10, 7, 3);
+    a.for_each_element([&](int x, int y, int c) { a(x, y, c) = x + 100 * y + 10000 * c; });
+
+    Buffer<int> plane = a.sliced(2, 1);  // channel 1
+    CHECK(plane.dimensions() == 2);
+    plane.for_each_element([&](int x, int y) { CHECK(plane(x, y) == a(x, y, 1)); });
+    Buffer<int> row = a.sliced(1);  // row 0 (the min), every channel
+    CHECK(row.dimensions() == 2);
+    CHECK(row(4, 2) == a(4, 0, 2));
+    Buffer<int> in_place = a;
+    in_place.slice(0, 9);
+    CHECK(in_place(6, 2) == a(9, 6, 2));
+    CHECK(contains_text(invalid_argument_of([&] { a.sliced(1, 7); }), "outside [0, 6]"));
+
+    Buffer<int> back = plane.embedded(2, 1);  // the inverse of the slice
+    CHECK(back.dimensions() == 3);
+    CHECK(back.dim(2).min() == 1);
+    CHECK(back.dim(2).extent() == 1);
+    back.for_each_element([&](int x, int y, int c) { CHECK(back(x, y, c) == a(x, y, 1)); });
+    Buffer<int> front = plane.embedded(0, 5);
+    CHECK(front(5, 3, 4) == a(3, 4, 1));
+    Buffer<int> grown = plane;
+    grown.add_dimension();
+    CHECK(grown.dimensions() == 3);
+    CHECK(grown(2, 3, 0) == a(2, 3, 1));
+
+    Buffer<int> swapped = a.transposed(0, 1);
+    CHECK(swapped.width() == 7);
+    CHECK(swapped(3, 8, 2) == a(8, 3, 2));
+    Buffer<int> channels_first = a.transposed({2, 0, 1});
+    CHECK(channels_first.dim(0).extent() == 3);
+    CHECK(channels_first(2, 9, 6) == a(9, 6, 2));
+    CHECK(contains_text(invalid_argument_of([&] { a.transpose({0, 0, 1}); }), "not a permutation"));
+
+    Buffer<int> ones(4, 3);
+    ones.fill(1);
+    CHECK(ones.all_equal(1));
+    ones(2, 1) = 5;
+    CHECK(!ones.all_equal(1));
+
+    // The shape of an interleaved image, nested the same way, of another type.
+    Buffer<uint8_t> interleaved = Buffer<uint8_t>::make_interleaved(5, 4, 3);
+    interleaved.translate(1, 2);
+    Buffer<float> like = Buffer<float>::make_with_shape_of(interleaved);
+    CHECK(like.dim(0).stride() == 3);
+    CHECK(like.dim(2).stride() == 1);
+    CHECK(like.dim(1).min() == 2);
+    CHECK(like.all_equal(0.0f));
+}
+
 TEST_CASE("copy() is a dense deep copy with the same mins") {
     Buffer<int> a(9, 6);
     fill_with_pattern(a);
