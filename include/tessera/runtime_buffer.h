@@ -583,9 +583,24 @@ public:
         for_each_value_of(*this, f, others...);
     }
 
-    // Sets every element to value.
-    void fill(Value value) requires writable {
+    // Sets every element to value, or to f(x, y, ...) (or f(pos), with a const int*) of its
+    // coordinates.
+    Buffer& fill(Value value) requires writable {
         for_each_value([&](Value& v) { v = value; });
+        return *this;
+    }
+    template <typename F>
+    Buffer& fill(F&& f) requires(writable && !std::is_convertible_v<F, Value>) {
+        if constexpr (std::is_invocable_v<F&, const int*>) {
+            detail::for_each_position(buf_, [&](const int* pos) { (*this)(pos) = f(pos); });
+        } else {
+            // Constrained, so that asking whether it takes N ints does not instantiate its body.
+            auto write = [&]<typename... P>(P... pos) -> void requires std::is_invocable_v<F&, P...> {
+                (*this)(pos...) = f(pos...);
+            };
+            detail::for_each_element_with_ints(buf_, write);
+        }
+        return *this;
     }
 
     // Moves the buffer in its coordinate space: dimension i's min becomes mins[i], for the first

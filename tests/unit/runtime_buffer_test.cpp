@@ -315,7 +315,7 @@ TEST_CASE("crop, translate and set_min move the window over the same elements") 
     CHECK(contains_text(invalid_argument_of([&] { moved.translate(0, INT32_MAX); }), "int32"));
 }
 
-TEST_CASE("slice, embed and transpose view the same elements with other dimensions, as Halide's") {
+TEST_CASE("slice, embed, transpose and fill from coordinates work as Halide's") {
     Buffer<int> a(10, 7, 3);
     a.for_each_element([&](int x, int y, int c) { a(x, y, c) = x + 100 * y + 10000 * c; });
 
@@ -351,10 +351,16 @@ TEST_CASE("slice, embed and transpose view the same elements with other dimensio
     CHECK(contains_text(invalid_argument_of([&] { a.transpose({0, 0, 1}); }), "not a permutation"));
 
     Buffer<int> ones(4, 3);
-    ones.fill(1);
-    CHECK(ones.all_equal(1));
+    CHECK(ones.fill(1).all_equal(1));
     ones(2, 1) = 5;
     CHECK(!ones.all_equal(1));
+
+    // fill from the coordinates, as ints or as a pointer.
+    Buffer<int> ramp(5, 4);
+    ramp.fill([](int x, int y) { return x + 10 * y; });
+    ramp.for_each_element([&](int x, int y) { CHECK(ramp(x, y) == x + 10 * y); });
+    ramp.fill([](const int* pos) { return pos[1] - pos[0]; });
+    CHECK(ramp(4, 1) == -3);
 
     // The shape of an interleaved image, nested the same way, of another type.
     Buffer<uint8_t> interleaved = Buffer<uint8_t>::make_interleaved(5, 4, 3);
