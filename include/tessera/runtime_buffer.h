@@ -623,14 +623,10 @@ public:
         for (std::size_t i = 0; i < deltas.size(); i++) translate(int(i), deltas[i]);
     }
     Buffer translated(int d, int delta) const {
-        Buffer b = *this;
-        b.translate(d, delta);
-        return b;
+        return changed([&](Buffer& b) { b.translate(d, delta); });
     }
     Buffer translated(const std::vector<int>& deltas) const {
-        Buffer b = *this;
-        b.translate(deltas);
-        return b;
+        return changed([&](Buffer& b) { b.translate(deltas); });
     }
 
     // Restricts dimension d to [min, min + extent), which must lie inside it; the coordinates of
@@ -655,14 +651,10 @@ public:
         for (std::size_t i = 0; i < rect.size(); i++) crop(int(i), rect[i].first, rect[i].second);
     }
     Buffer cropped(int d, int min, int extent) const {
-        Buffer b = *this;
-        b.crop(d, min, extent);
-        return b;
+        return changed([&](Buffer& b) { b.crop(d, min, extent); });
     }
     Buffer cropped(const std::vector<std::pair<int, int>>& rect) const {
-        Buffer b = *this;
-        b.crop(rect);
-        return b;
+        return changed([&](Buffer& b) { b.crop(rect); });
     }
 
     // Removes dimension d, keeping the elements at coordinate pos there (its min without pos): a
@@ -682,9 +674,7 @@ public:
     }
     void slice(int d) { slice(d, dim(d).min()); }
     Buffer sliced(int d, int pos) const {
-        Buffer b = *this;
-        b.slice(d, pos);
-        return b;
+        return changed([&](Buffer& b) { b.slice(d, pos); });
     }
     Buffer sliced(int d) const { return sliced(d, dim(d).min()); }
 
@@ -708,9 +698,7 @@ public:
         for (int i = dimensions() - 1; i > d; i--) transpose(i, i - 1);
     }
     Buffer embedded(int d, int pos = 0) const {
-        Buffer b = *this;
-        b.embed(d, pos);
-        return b;
+        return changed([&](Buffer& b) { b.embed(d, pos); });
     }
 
     // Swaps dimensions d1 and d2, or orders the dimensions as order lists them (order[i] is the
@@ -735,14 +723,10 @@ public:
         set_shape(shape);
     }
     Buffer transposed(int d1, int d2) const {
-        Buffer b = *this;
-        b.transpose(d1, d2);
-        return b;
+        return changed([&](Buffer& b) { b.transpose(d1, d2); });
     }
     Buffer transposed(const std::vector<int>& order) const {
-        Buffer b = *this;
-        b.transpose(order);
-        return b;
+        return changed([&](Buffer& b) { b.transpose(order); });
     }
 
     // Whether every element equals value.
@@ -869,6 +853,15 @@ private:
     void set_shape(const std::vector<tessera_dimension_t>& shape) {
         set_dimensions(int(shape.size()));
         if (!shape.empty()) std::memcpy(buf_.dim, shape.data(), sizeof(tessera_dimension_t) * shape.size());
+    }
+
+    // A copy of this buffer (the same memory) with its shape changed by change(copy): what the
+    // past-tense views (translated, cropped, sliced...) return.
+    template <typename Change>
+    Buffer changed(Change&& change) const {
+        Buffer b = *this;
+        change(b);
+        return b;
     }
 
     // Room for n zeroed dimensions, pointed to by buf_.dim.
