@@ -96,31 +96,6 @@ struct Test {
     std::set<const void*> assumed;
 };
 
-// The names a statement binds: its lets and loops.
-std::set<std::string> names_bound(const ir::Stmt& s) {
-    class Find : public ir::Visitor {
-    public:
-        std::set<std::string> names;
-
-    private:
-        using ir::Visitor::visit;
-        void visit(const ir::LetStmt* op) override {
-            names.insert(op->name);
-            ir::Visitor::visit(op);
-        }
-        void visit(const ir::Let* op) override {
-            names.insert(op->name);
-            ir::Visitor::visit(op);
-        }
-        void visit(const ir::For* op) override {
-            names.insert(op->name);
-            ir::Visitor::visit(op);
-        }
-    } find;
-    find.include(s);
-    return find.names;
-}
-
 // A proved min or max with its likely() marks taken off. A min or max equal to it that reads
 // nothing the loop's body binds has the same value in each iteration, and so the same likely side:
 // the bounds of a tile, which bounds inference computes from its consumer's loop without the marks,
@@ -132,7 +107,7 @@ struct UnmarkedClamp {
 };
 
 std::vector<UnmarkedClamp> unmarked_clamps(const std::map<const void*, Test>& tests,
-                                           const std::set<std::string>& bound_in_body) {
+                                           const std::unordered_set<std::string>& bound_in_body) {
     std::vector<UnmarkedClamp> clamps;
     for (const auto& [node, test] : tests) {
         if (!test.clamp.defined()) continue;
@@ -458,7 +433,7 @@ class PartitionLoops : public ir::Mutator {
         const ir::For* loop = mutated.as<ir::For>();
         // A walk that proves a clamp may prove more in the next, which takes the clamp's unmarked
         // copies (a tile's bounds, bound before its consumer's loop is met) its likely way too.
-        const std::set<std::string> bound_in_body = names_bound(loop->body);
+        const std::unordered_set<std::string> bound_in_body = ir::names_bound(loop->body);
         std::map<const void*, Test> tests;
         std::vector<UnmarkedClamp> clamps;
         for (int walk = 0; walk < 3; walk++) {

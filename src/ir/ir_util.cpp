@@ -168,9 +168,35 @@ std::unordered_set<std::string> names_in(const T& x) {
     return std::move(v.names);
 }
 
+class BoundNames : public Visitor {
+public:
+    std::unordered_set<std::string> names;
+
+private:
+    using Visitor::visit;
+    // Called with the head of each chain of lets: every let in the chain binds a name.
+    template <typename LetT>
+    void chain(const LetT* head) {
+        for (const LetT* let = head; let; let = let->body.template as<LetT>()) names.insert(let->name);
+        Visitor::visit(head);
+    }
+    void visit(const Let* op) override { chain(op); }
+    void visit(const LetStmt* op) override { chain(op); }
+    void visit(const For* op) override {
+        names.insert(op->name);
+        Visitor::visit(op);
+    }
+};
+
 }  // namespace
 
 std::unordered_set<std::string> variables_read(const Expr& e) { return names_in(e); }
 std::unordered_set<std::string> variables_read(const Stmt& s) { return names_in(s); }
+
+std::unordered_set<std::string> names_bound(const Stmt& s) {
+    BoundNames b;
+    b.include(s);
+    return std::move(b.names);
+}
 
 }  // namespace tessera::ir

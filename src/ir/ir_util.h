@@ -48,4 +48,7 @@ bool uses_var(const Stmt& s, const std::string& name);
 std::unordered_set<std::string> variables_read(const Expr& e);
 std::unordered_set<std::string> variables_read(const Stmt& s);
 
+// The names that the lets (of expressions and statements) and the loops inside a statement bind.
+std::unordered_set<std::string> names_bound(const Stmt& s);
+
 }  // namespace tessera::ir

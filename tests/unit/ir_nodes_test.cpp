@@ -33,3 +33,15 @@ TEST_CASE("a block of thousands of statements is built flat") {
     REQUIRE(s.as<Block>());
     CHECK(s.as<Block>()->stmts.size() == 5000);
 }
+
+TEST_CASE("names_bound finds every let of a chain, in expressions and statements, and every loop") {
+    // The visitor walks a chain of lets with one visit of its head; the names inside the chain are
+    // bound too.
+    Expr a = int_var("a"), b = int_var("b"), c = int_var("c");
+    Expr value = Let::make("a", make_const(Int(32), int64_t(1)), Let::make("b", a, Let::make("c", b, c)));
+    Stmt body = For::make("x", 0, 4, ForKind::Serial, Store::make("f", value, int_var("x")));
+    Stmt s = LetStmt::make("m", make_const(Int(32), int64_t(2)), LetStmt::make("n", int_var("m"), body));
+    const std::unordered_set<std::string> bound = names_bound(s);
+    for (const char* name : {"a", "b", "c", "m", "n", "x"}) CHECK_MESSAGE(bound.count(name) == 1, name);
+    CHECK(bound.size() == 6);
+}
