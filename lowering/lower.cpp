@@ -6,6 +6,7 @@
 
 #include "ir/printer.h"
 #include "ir/simplify.h"
+#include "lowering/add_access_checks.h"
 #include "lowering/add_buffer_checks.h"
 #include "lowering/add_param_checks.h"
 #include "lowering/bounds_inference.h"
@@ -49,8 +50,14 @@ auto run_pass(const char* name, Pass&& pass) {
 
 }  // namespace
 
+LoweringOptions lowering_options(const Target& target) {
+    LoweringOptions options;
+    options.check_bounds = target.has_feature(Target::CheckBounds);
+    return options;
+}
+
 LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
-                      const std::string& name) {
+                      const std::string& name, const LoweringOptions& options) {
     Environment env = run_pass("build environment", [&] { return build_environment(outputs); });
     run_pass("inline functions", [&] {
         inline_functions(env);
@@ -65,6 +72,7 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("sliding window", [&] { return sliding_window(s, env); });
     s = run_pass("add buffer checks", [&] { return add_buffer_checks(s, result.arguments); });
     s = run_pass("add param checks", [&] { return add_param_checks(s, result.arguments); });
+    if (options.check_bounds) s = run_pass("add access checks", [&] { return add_access_checks(s, env); });
     s = run_pass("flatten storage", [&] { return flatten_storage(s, env); });
     // Simplification folds constant bounds into the loops that unrolling and vectorization need.
     s = run_pass("simplify", [&] { return ir::simplify(s); });

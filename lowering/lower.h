@@ -8,8 +8,14 @@
 #include "lang/function.h"
 #include "lowering/pipeline_arguments.h"
 #include "targets/lowered_function.h"
+#include "tessera/target.h"
 
 namespace tessera::lowering {
+
+// What the code contains beyond the pipeline itself, from the target's switches.
+struct LoweringOptions {
+    bool check_bounds = false;  // add_access_checks (the target feature check_bounds)
+};
 
 struct LoweredPipeline {
     targets::LoweredFunction function;
@@ -17,9 +23,11 @@ struct LoweredPipeline {
     std::string loop_nest;                    // what print_loop_nest() shows
 };
 
+LoweringOptions lowering_options(const Target& target);
+
 // Runs every lowering pass in order. TESSERA_PRINT_PASSES=1 prints the IR after each pass and
 // TESSERA_TIME_PASSES=1 the time each took, to stderr.
 LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
-                      const std::string& name);
+                      const std::string& name, const LoweringOptions& options = LoweringOptions());
 
 }  // namespace tessera::lowering

@@ -8,6 +8,7 @@
 #include "ir/ir_util.h"
 #include "ir/mutator.h"
 #include "ir/simplify.h"
+#include "lowering/add_access_checks.h"
 #include "lowering/names.h"
 #include "lowering/tensor_match.h"
 #include "util/error_stream.h"
@@ -61,7 +62,9 @@ protected:
         auto it = loops_.find(op->name);
         TESSERA_INTERNAL_CHECK(it != loops_.end()) << "no intrinsic for the tensorized loop " << op->name;
         const lang::TensorIntrinsicContents& intrinsic = *it->second.intrinsic;
-        TensorMatch match = match_tensor_intrinsic(op, intrinsic, it->second.where);
+        // The intrinsic's tiles run unchecked in the checked mode; the loops of partial tiles do not.
+        const ir::Stmt unchecked = without_access_checks(ir::handle_of(op));
+        TensorMatch match = match_tensor_intrinsic(unchecked.as<ir::For>(), intrinsic, it->second.where);
         const std::string unique = intrinsic.name + "." + std::to_string(count_++);
         TensorKernel kernel = tensor_kernel(intrinsic, match.binding, unique);
         Expr whole = ir::simplify(match.whole_tile && kernel.precondition);

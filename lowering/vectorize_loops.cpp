@@ -417,6 +417,8 @@ private:
     Expr visit(const ir::Let* op) override { return let_chain<ir::Let, Expr>(op, false); }
 
     Expr visit(const ir::Call* op) override {
+        if (op->call_type == ir::CallType::Intrinsic && op->intrinsic == ir::Intrinsic::Require)
+            return requirement(op);
         if (op->call_type == ir::CallType::Extern ||
             (op->call_type == ir::CallType::Intrinsic && is_lane_wise(op->intrinsic))) {
             return lane_wise_call(op);
@@ -433,6 +435,17 @@ private:
             return call;
         }
         throw NotVectorizable{"it calls " + op->name + ", which cannot be computed on vectors"};
+    }
+
+    // require(condition, value, message) on vectors: the condition need hold only in the lanes that
+    // run, those of the predicate, as only they load or store.
+    Expr requirement(const ir::Call* op) {
+        Expr condition = mutate(op->args[0]), value = mutate(op->args[1]), message = mutate(op->args[2]);
+        if (condition.type().is_vector() && predicate_.defined())
+            condition = ir::Or::make(condition, ir::Not::make(predicate_));
+        if (condition.same_as(op->args[0]) && value.same_as(op->args[1]) && message.same_as(op->args[2]))
+            return ir::handle_of(op);
+        return ir::Call::make_intrinsic(value.type(), ir::Intrinsic::Require, {condition, value, message});
     }
 
     // A call computed lane by lane: of the scalars where every argument is the same in all lanes.
@@ -584,8 +597,11 @@ private:
             void visit(const ir::Evaluate*) override { ok = false; }
             void visit(const ir::Free*) override { ok = false; }
             void visit(const ir::Call* op) override {
+                // A requirement is checked on the lanes that run (see requirement()).
                 ok = ok && (op->call_type == ir::CallType::Extern ||
-                            (op->call_type == ir::CallType::Intrinsic && is_lane_wise(op->intrinsic)));
+                            (op->call_type == ir::CallType::Intrinsic &&
+                             (is_lane_wise(op->intrinsic) || op->intrinsic == ir::Intrinsic::Require ||
+                              op->intrinsic == ir::Intrinsic::ErrorMessage)));
                 ir::Visitor::visit(op);
             }
         } check;

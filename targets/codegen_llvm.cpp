@@ -370,9 +370,11 @@ void CodeGenLLVM::visit(const ir::LetStmt* op) {
     for (auto it = chain.rbegin(); it != chain.rend(); ++it) pop_symbol((*it)->name);
 }
 
-void CodeGenLLVM::visit(const ir::AssertStmt* op) {
-    llvm::Value* condition = codegen(op->condition);
-    if (op->condition.type().is_vector()) condition = builder_.CreateAndReduce(condition);
+void CodeGenLLVM::visit(const ir::AssertStmt* op) { check(op->condition, op->message); }
+
+void CodeGenLLVM::check(const Expr& condition_expr, const Expr& message_expr) {
+    llvm::Value* condition = codegen(condition_expr);
+    if (condition_expr.type().is_vector()) condition = builder_.CreateAndReduce(condition);
     llvm::BasicBlock* ok = llvm::BasicBlock::Create(context_, "assert_ok", function_);
     llvm::BasicBlock* failed = llvm::BasicBlock::Create(context_, "assert_failed", function_);
     builder_.CreateCondBr(condition, ok, failed, llvm::MDBuilder(context_).createLikelyBranchWeights());
@@ -381,15 +383,15 @@ void CodeGenLLVM::visit(const ir::AssertStmt* op) {
     // error_message(code, parts...); anything else is reported as a generic error.
     std::vector<Expr> parts;
     llvm::Value* code = builder_.getInt32(tessera_error_generic);
-    const ir::Call* message = op->message.as<ir::Call>();
+    const ir::Call* message = message_expr.as<ir::Call>();
     if (message && message->call_type == ir::CallType::Intrinsic &&
         message->intrinsic == ir::Intrinsic::ErrorMessage && !message->args.empty()) {
         // A zero code would read as success.
         if (!ir::is_const_zero(message->args[0]))
             code = cast(codegen(message->args[0]), message->args[0].type(), Int(32));
         parts.assign(message->args.begin() + 1, message->args.end());
-    } else if (op->message.defined()) {
-        parts.push_back(op->message);
+    } else if (message_expr.defined()) {
+        parts.push_back(message_expr);
     }
     llvm::Type* ptr = builder_.getPtrTy();
     builder_.CreateCall(runtime_function("tessera_error_begin", builder_.getVoidTy(), {ptr}),

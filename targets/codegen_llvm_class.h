@@ -121,6 +121,9 @@ private:
     // Frees every live allocation and returns tessera_error_end(code) from the pipeline, at the
     // builder's insertion point, which ends its block.
     void return_error(llvm::Value* code);
+    // Fails the pipeline with the message (an error_message(code, parts...)) where the condition
+    // does not hold in every lane; the builder continues where it does. AssertStmt and require().
+    void check(const Expr& condition, const Expr& message);
     // Builds an if (condition) around the code that emit_then emits; leaves the builder after it.
     template <typename EmitThen>
     void emit_if(llvm::Value* condition, EmitThen emit_then);

@@ -473,6 +473,7 @@ llvm::Value* CodeGenLLVM::codegen_intrinsic(const ir::Call* op) {
         }
         case Intrinsic::Likely:
         case Intrinsic::LikelyIfInnermost: return arg(0);
+        case Intrinsic::Require: check(op->args.at(0), op->args.at(2)); return arg(1);
         case Intrinsic::AllLanesTrue: {
             llvm::Value* v = arg(0);
             return op->args[0].type().is_vector() ? builder_.CreateAndReduce(v) : v;

@@ -52,10 +52,12 @@ std::vector<std::string> arm_llvm_features(Feature f) {
     }
 }
 
-bool is_instruction_set_feature(Feature f) { return f != Target::NoRuntime; }
+bool is_instruction_set_feature(Feature f) { return f != Target::NoRuntime && f != Target::CheckBounds; }
 
 // What the target says about the machine, without the switches of what code contains.
-Target machine_of(const Target& t) { return t.without_feature(Target::NoRuntime); }
+Target machine_of(const Target& t) {
+    return t.without_feature(Target::NoRuntime).without_feature(Target::CheckBounds);
+}
 
 void check_feature_fits_arch(const Target& t, Feature f) {
     const bool x86 = !x86_llvm_features(f).empty(), arm = !arm_llvm_features(f).empty();

@@ -51,9 +51,10 @@ enum tessera_error_code_t {
     tessera_error_null_host = -5,
     tessera_error_out_of_memory = -6,
     tessera_error_bad_argument = -7,
-    tessera_error_bound_violated = -8,     /* a Func's bound() is smaller than the region needed */
-    tessera_error_null_buffer = -9,        /* a null tessera_buffer_t* passed for a buffer argument */
-    tessera_error_param_out_of_range = -10 /* a scalar argument outside its Param's range */
+    tessera_error_bound_violated = -8,       /* a Func's bound() is smaller than the region needed */
+    tessera_error_null_buffer = -9,          /* a null tessera_buffer_t* passed for a buffer argument */
+    tessera_error_param_out_of_range = -10,  /* a scalar argument outside its Param's range */
+    tessera_error_access_out_of_bounds = -11 /* a load or store outside its storage (check_bounds) */
 };
 
 /* Called with the full text of every error a pipeline reports. The default prints to stderr;

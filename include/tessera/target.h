@@ -31,6 +31,9 @@ struct Target {
         ARMDotProd,
         ARMFp16,
         NoRuntime,  // a static library without the runtime, for programs that link it once
+        // Every load and store of a pipeline's storage is checked against the region allocated
+        // (or the buffer passed); one outside it is an error naming the Func and the coordinate.
+        CheckBounds,
         FeatureEnd
     };
 

@@ -482,7 +482,7 @@ private:
         if (op->call_type == CallType::Extern) return true;
         if (op->call_type != CallType::Intrinsic) return false;  // Func and image values are unknown
         return op->intrinsic != Intrinsic::Print && op->intrinsic != Intrinsic::PrintWhen &&
-               op->intrinsic != Intrinsic::ErrorMessage;
+               op->intrinsic != Intrinsic::ErrorMessage && op->intrinsic != Intrinsic::Require;
     }
 
     Interval call(const Expr& e) {

@@ -297,6 +297,9 @@ enum class Intrinsic : uint8_t {
     Likely,
     LikelyIfInnermost,  // a weaker likely(): partitions a loop only with other tests, or innermost
     // Produced by vectorization, with no spelling in the language:
+    // require(condition, value, error_message(...)): value where the condition holds (in every
+    // lane); elsewhere the pipeline fails with the message, as a failed AssertStmt does.
+    Require,
     AllLanesTrue,  // all_lanes_true(bools): whether every lane of a vector of bools is true
     ExtractLane,   // extract_lane(vector, i): lane i (an Int(32) in [0, lanes)) of the vector
     // Produced by tensorization:

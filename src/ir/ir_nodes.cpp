@@ -222,6 +222,7 @@ const char* intrinsic_name(Intrinsic op) {
         case Intrinsic::ErrorMessage: return "error_message";
         case Intrinsic::Likely: return "likely";
         case Intrinsic::LikelyIfInnermost: return "likely_if_innermost";
+        case Intrinsic::Require: return "require";
         case Intrinsic::AllLanesTrue: return "all_lanes_true";
         case Intrinsic::ExtractLane: return "extract_lane";
     }

@@ -161,6 +161,9 @@ Expr Simplifier::visit(const Call* op) {
     if (Expr f = fold_intrinsic(op, args); f.defined()) return f;
     // A constant is what it is likely to be.
     if (is_likely(handle_of(op)) && is_const(args[0])) return args[0];
+    // A requirement proved to hold checks nothing.
+    if (op->call_type == CallType::Intrinsic && op->intrinsic == Intrinsic::Require && is_const(args[0], 1))
+        return args[1];
     if (!changed) return handle_of(op);
     auto copy = std::make_shared<Call>(*op);
     copy->args = std::move(args);

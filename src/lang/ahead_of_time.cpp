@@ -122,7 +122,9 @@ void compile_ahead_of_time(const Pipeline& pipeline, const AheadOfTimeRequest& r
     std::vector<std::shared_ptr<FunctionContents>> outputs;
     for (const Func& f : pipeline.outputs()) outputs.push_back(f.function());
     // The body is internal to the object; its name only has to differ from the entry points'.
-    const lowering::LoweredPipeline lowered = lowering::lower(outputs, request.function_name + ".body");
+    // The targets agree on the switches that change what the code contains (see targets/aot).
+    const lowering::LoweredPipeline lowered =
+        lowering::lower(outputs, request.function_name + ".body", lowering::lowering_options(targets[0]));
     const targets::AotFunction function = aot_function(lowered, request);
 
     // Machine code first, so that a failure (targets that disagree, say) leaves no header behind

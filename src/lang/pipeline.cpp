@@ -56,7 +56,8 @@ std::shared_ptr<lang::CompiledPipeline> compile(
         for (const auto& buffer : f->output_buffers)
             compiled->constraint_signature.emplace_back(buffer, buffer->constraints_version);
     }
-    lowering::LoweredPipeline lowered = lowering::lower(outputs, "tessera_pipeline");
+    lowering::LoweredPipeline lowered =
+        lowering::lower(outputs, "tessera_pipeline", lowering::lowering_options(target));
     for (const lowering::PipelineArgument& a : lowered.arguments)
         if (a.param && a.param->is_buffer)
             compiled->constraint_signature.emplace_back(a.param, a.param->constraints_version);
@@ -194,8 +195,9 @@ std::string Pipeline::loop_nest() const {
 void Pipeline::print_loop_nest() const { std::cout << loop_nest(); }
 
 void Pipeline::compile_to_lowered_stmt(const std::string& filename, const std::vector<Argument>&,
-                                       StmtOutputFormat format, const Target&) {
-    lowering::LoweredPipeline lowered = lowering::lower(contents_->outputs, "tessera_pipeline");
+                                       StmtOutputFormat format, const Target& target) {
+    lowering::LoweredPipeline lowered =
+        lowering::lower(contents_->outputs, "tessera_pipeline", lowering::lowering_options(target));
     std::ofstream out(filename);
     if (!out) TESSERA_USER_ERROR << "compile_to_lowered_stmt: cannot write " << filename << ".";
     const std::string text = ir::to_string(lowered.function.body);

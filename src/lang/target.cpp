@@ -32,6 +32,7 @@ constexpr std::array<NamedFeature, Target::FeatureEnd> feature_names{{
     {Target::ARMDotProd, "arm_dot_prod"},
     {Target::ARMFp16, "arm_fp16"},
     {Target::NoRuntime, "no_runtime"},
+    {Target::CheckBounds, "check_bounds"},
 }};
 
 std::vector<std::string> split_on_dash(const std::string& s) {

@@ -24,12 +24,14 @@
 #include "tessera/error.h"
 #include "tessera/runtime.h"
 #include "tessera/target.h"
+#include "tests/unit/captured_errors.h"
 
 using namespace tessera;
 using namespace tessera::ir;
 using tessera::targets::JITModule;
 using tessera::targets::LoweredArgument;
 using tessera::targets::LoweredFunction;
+using tessera::test::CapturedErrors;
 
 namespace {
 
@@ -91,24 +93,6 @@ std::shared_ptr<JITModule> compile(const std::string& name, std::vector<LoweredA
     return targets::jit_compile(LoweredFunction{name, std::move(args), std::move(body)},
                                 tessera::get_host_target());
 }
-
-// Collects what compiled code reports through the error handler while it lives.
-class CapturedErrors {
-public:
-    CapturedErrors() { previous_ = tessera_set_error_handler(&CapturedErrors::handle); }
-    ~CapturedErrors() {
-        tessera_set_error_handler(previous_);
-        messages().clear();
-    }
-    static std::vector<std::string>& messages() {
-        static std::vector<std::string> m;
-        return m;
-    }
-
-private:
-    static void handle(void*, const char* message) { messages().push_back(message); }
-    tessera_error_handler_t previous_;
-};
 
 // Counts the runtime's allocations and checks their alignment while it lives; can fail them all.
 class CountingAllocator {
