@@ -2,7 +2,9 @@
 // reductions, scans and updates at fixed points, over an input read through a boundary condition,
 // realized over odd sizes) is built twice from the same seed, once left with the default schedule
 // and once given a random legal schedule, and the two outputs must agree bit for bit with each
-// other and with a plain C++ evaluation of the pipeline.
+// other and with a plain C++ evaluation of the pipeline. The scheduled pipeline runs twice, the
+// second time with the target feature check_bounds, under which a load or store outside its
+// storage is an error: a wrong index cannot hide behind a lucky value.
 //
 // ctest runs a fixed number of cases from fixed seeds. For a longer run:
 //   TESSERA_RANDOM_SCHEDULES=300 [TESSERA_RANDOM_SCHEDULE_SEED=1] ./correctness_random_schedule_test
@@ -52,27 +54,30 @@ Buffer<> make_input(const PipelineDef& p) {
     }
 }
 
-// Realizes both pipelines over the output's region and counts the points where they differ from each
-// other or from the reference, describing the first few.
+// Realizes both pipelines over the output's region, the scheduled one also in the checked mode (every
+// access checked against its storage: an access outside throws, naming it), and counts the points
+// where they differ from each other or from the reference, describing the first few.
 template <typename T>
 int compare_outputs(const PipelineDef& p, Func plain, Func scheduled, const Reference& reference,
                     std::string& differences) {
     const int w = p.output_extent[0], h = p.output_extent[1];
-    Buffer<T> expected(w, h), actual(w, h);
+    Buffer<T> expected(w, h), actual(w, h), checked(w, h);
     expected.set_min(p.output_min[0], p.output_min[1]);
     actual.set_min(p.output_min[0], p.output_min[1]);
+    checked.set_min(p.output_min[0], p.output_min[1]);
     plain.realize(expected);
     scheduled.realize(actual);
+    scheduled.realize(checked, get_host_target().with_feature(Target::CheckBounds));
     int mismatches = 0;
     std::ostringstream out;
     for (int y = p.output_min[1]; y < p.output_min[1] + h; y++) {
         for (int x = p.output_min[0]; x < p.output_min[0] + w; x++) {
             const T want = T(reference.output(x, y));
-            if (actual(x, y) == want && expected(x, y) == want) continue;
+            if (actual(x, y) == want && expected(x, y) == want && checked(x, y) == want) continue;
             if (mismatches++ < 8) {
                 out << "  at (" << x << ", " << y << "): scheduled " << int64_t(actual(x, y))
-                    << ", default schedule " << int64_t(expected(x, y)) << ", plain C++ " << int64_t(want)
-                    << "\n";
+                    << " (checked mode " << int64_t(checked(x, y)) << "), default schedule "
+                    << int64_t(expected(x, y)) << ", plain C++ " << int64_t(want) << "\n";
             }
         }
     }
@@ -203,4 +208,20 @@ TEST_CASE("random pipelines with every Func placed inside its consumers give the
     g.previous_stage_bias = 0.7;
     g.update_probability = 0.2;
     run_cases(4000, 8, g, s);
+}
+
+TEST_CASE("random pipelines under tiled schedules, with Funcs placed at every level of the tiles") {
+    // Stencils over the input at the pipeline's edges, each consumer reading the input directly as
+    // well, tiles of every tail strategy, fused and parallel, and Funcs computed inside them.
+    ScheduleOptions s;
+    s.tile_pure_loops = true;
+    s.inline_probability = 0.25;
+    s.root_probability = 0.1;
+    s.max_loop_steps = 2;
+    s.input_inline_probability = 0.9;
+    GeneratorOptions g;
+    g.previous_stage_bias = 0.5;
+    g.input_read_probability = 0.7;
+    g.update_probability = 0.1;
+    run_cases(5000, 8, g, s);
 }

@@ -128,7 +128,10 @@ inline int64_t floor_div(int64_t a, int64_t b) {
     if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
     return q;
 }
-inline int64_t euclid_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+// Euclidean division, as Tessera's and Halide's: the remainder is never negative, so the quotient
+// of a negative divisor rounds up.
+inline int64_t euclid_div(int64_t a, int64_t b) { return b > 0 ? floor_div(a, b) : -floor_div(a, -b); }
+inline int64_t euclid_mod(int64_t a, int64_t b) { return a - euclid_div(a, b) * b; }
 
 inline double store_as(ValueType t, int32_t v) {
     switch (t) {
@@ -262,7 +265,7 @@ private:
             case Node::Op::Add: return wrap32(arg(0) + arg(1));
             case Node::Op::Sub: return wrap32(arg(0) - arg(1));
             case Node::Op::MulConst: return wrap32(arg(0) * n.value);
-            case Node::Op::DivConst: return wrap32(floor_div(arg(0), n.value));
+            case Node::Op::DivConst: return wrap32(euclid_div(arg(0), n.value));
             case Node::Op::ModConst: return wrap32(euclid_mod(arg(0), n.value));
             case Node::Op::Min: return wrap32(std::min(arg(0), arg(1)));
             case Node::Op::Max: return wrap32(std::max(arg(0), arg(1)));

@@ -123,10 +123,19 @@ struct GeneratorOptions {
     bool floats = true;
     int max_size = 70;
     int max_input_size = 40;
+    // How often a stage that reads other stages also reads the input directly, at offsets of its
+    // own: the input's boundary condition is then inlined into producer and consumer alike.
+    double input_read_probability = 0.4;
     // How often a stage reads the stage just before it rather than any earlier one: chains of
     // single consumers are where compute_at has the most places to choose from.
     double previous_stage_bias = 0.25;
 };
+// The sources (-1: the input, k: stage k) a node reads, other than `self`.
+inline void sources_of(const Node& n, int self, std::set<int>& out) {
+    if (n.op == Node::Op::Read && n.source != self) out.insert(n.source);
+    for (const Node& a : n.args) sources_of(a, self, out);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Generation
 
@@ -155,8 +164,8 @@ inline int64_t magnitude(const Node& n, const PipelineDef& p, int self) {
         case Node::Op::Add:
         case Node::Op::Sub: return of(0) + of(1);
         case Node::Op::MulConst: return of(0) * n.value;
-        case Node::Op::DivConst: return of(0) / n.value + 1;
-        case Node::Op::ModConst: return n.value;
+        case Node::Op::DivConst: return of(0) / std::abs(n.value) + 1;
+        case Node::Op::ModConst: return std::abs(n.value);
         case Node::Op::Min:
         case Node::Op::Max: return std::max(of(0), of(1));
         case Node::Op::Xor: {
@@ -168,6 +177,12 @@ inline int64_t magnitude(const Node& n, const PipelineDef& p, int self) {
         case Node::Op::Mask: return n.value;
     }
     return 0;
+}
+
+// A constant of magnitude in [lo, hi], negative a third of the time.
+inline int signed_constant(std::mt19937& rng, int lo, int hi) {
+    const int v = rand_int(rng, lo, hi);
+    return chance(rng, 1.0 / 3) ? -v : v;
 }
 
 inline Node leaf_const(int v) {
@@ -231,8 +246,9 @@ Node random_tree(std::mt19937& rng, int depth, const PipelineDef& p, int self, M
         case 1: n = binary(Node::Op::Add, sub(), sub()); break;
         case 2: n = binary(Node::Op::Sub, sub(), sub()); break;
         case 3: n = unary(Node::Op::MulConst, sub(), rand_int(rng, 2, 7)); break;
-        case 4: n = unary(Node::Op::DivConst, sub(), rand_int(rng, 2, 9)); break;
-        case 5: n = unary(Node::Op::ModConst, sub(), rand_int(rng, 2, 300)); break;
+        // Divisors of either sign: Euclidean division rounds the quotient of a negative divisor up.
+        case 4: n = unary(Node::Op::DivConst, sub(), signed_constant(rng, 2, 9)); break;
+        case 5: n = unary(Node::Op::ModConst, sub(), signed_constant(rng, 2, 300)); break;
         case 6: n = binary(Node::Op::Min, sub(), sub()); break;
         case 7: n = binary(Node::Op::Max, sub(), sub()); break;
         case 8: n = binary(Node::Op::Xor, sub(), sub()); break;
@@ -465,6 +481,14 @@ inline PipelineDef random_pipeline(std::mt19937& rng, const GeneratorOptions& o)
             continue;
         }
         def.value = random_tree(rng, rand_int(rng, 1, 3), p, i, make_read, coordinates);
+        std::set<int> sources;
+        sources_of(def.value, i, sources);
+        if (!sources.count(-1) && !sources.empty() && chance(rng, o.input_read_probability)) {
+            const Node input =
+                read(-1, {coord(0, -1, rand_int(rng, -2, 2)), coord(1, -1, rand_int(rng, -2, 2))});
+            def.value = bounded(
+                binary(chance(rng, 0.5) ? Node::Op::Sub : Node::Op::Add, std::move(def.value), input), p, i);
+        }
         if (!o.reductions || !chance(rng, o.update_probability)) continue;
         const int updates = chance(rng, 0.3) ? 2 : 1;
         for (int k = 0; k < updates; k++) {
@@ -484,12 +508,6 @@ inline PipelineDef random_pipeline(std::mt19937& rng, const GeneratorOptions& o)
 
 // ---------------------------------------------------------------------------------------------
 // What reads what
-
-// The sources (-1: the input, k: stage k) a node reads, other than `self`.
-inline void sources_of(const Node& n, int self, std::set<int>& out) {
-    if (n.op == Node::Op::Read && n.source != self) out.insert(n.source);
-    for (const Node& a : n.args) sources_of(a, self, out);
-}
 
 // The sources read by each definition of a stage: [0] the pure one, [k] update k - 1.
 inline std::vector<std::set<int>> stage_reads(const PipelineDef& p, int i) {

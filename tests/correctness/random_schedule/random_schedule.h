@@ -30,6 +30,8 @@ namespace random_schedule {
 
 struct ScheduleOptions {
     double inline_probability = 0.35;
+    // Of the input's boundary condition: inlined, its clamps are in every Func that reads it.
+    double input_inline_probability = 0.5;
     double root_probability = 0.3;  // of a Func not inlined, computed at the root
     int max_loop_steps = 4;         // splits, tiles, fuses and renames per stage
     bool placements = true;
@@ -45,6 +47,8 @@ struct ScheduleOptions {
     int max_nest_cost = 4;
     // The most splits and fuses of a Func computed at the root (or the output).
     int max_root_splits = 1000;
+    // Every pure definition starts with a tile of its x and y loops (see tile_pure_loops).
+    bool tile_pure_loops = false;
 };
 
 struct LoopDim {
@@ -156,7 +160,8 @@ private:
 
     void decide_inlining() {
         for (int f = -1; f <= p.output(); f++) {
-            inlined[f] = f != p.output() && !has_updates(f) && chance(f < 0 ? 0.5 : o.inline_probability);
+            inlined[f] = f != p.output() && !has_updates(f) &&
+                         chance(f < 0 ? o.input_inline_probability : o.inline_probability);
             if (used[size_t(f) + 1] && inlined[f] && chance(0.5)) {
                 func(f).compute_inline();
                 code << func_code(f) << ".compute_inline();\n";
@@ -399,10 +404,13 @@ private:
         m.dims = after.dims;
     }
 
-    void tile(StageModel& m) {
-        if (m.dims.size() < 2 || m.splits + 2 > budget) return;
-        int i = rand_int(0, int(m.dims.size()) - 2), j = i + 1;
-        if (chance(0.3)) j = rand_int(i + 1, int(m.dims.size()) - 1);
+    // Tiles loops i and j (random ones where not given); returns whether it did.
+    bool tile(StageModel& m, int i = -1, int j = -1) {
+        if (m.dims.size() < 2 || m.splits + 2 > budget) return false;
+        if (i < 0) {
+            i = rand_int(0, int(m.dims.size()) - 2);
+            j = chance(0.3) ? rand_int(i + 1, int(m.dims.size()) - 1) : i + 1;
+        }
         const LoopDim a = m.dims[size_t(i)], c = m.dims[size_t(j)];
         const int fa = random_factor(), fc = random_factor();
         // tile() uses one tail strategy for both splits.
@@ -416,7 +424,7 @@ private:
         model_split(after, i, ao, ai, fa, tail);
         model_split(after, dim_index(after, c.name), co, ci, fc, tail);
         model_reorder(after, {ai, ci, ao, co});
-        if (!rvar_order_kept(after)) return;
+        if (!rvar_order_kept(after)) return false;
         for (const auto& [rvar, n] : std::vector<std::pair<bool, std::string>>{
                  {a.rvar, ao}, {c.rvar, co}, {a.rvar, ai}, {c.rvar, ci}})
             declare(rvar, n);
@@ -437,11 +445,25 @@ private:
                  << name_code(ci) << ", " << fa << ", " << fc << ", " << tail_code(tail) << ");\n";
         }
         m = after;
+        return true;
+    }
+
+    // The pure loops of x and y tiled, and the tiles' loops sometimes fused into one: the nests that
+    // Funcs are placed in at every level.
+    void tile_pure_loops(StageModel& m) {
+        const int x = dim_index(m, pure_var_code(m.func, 0)), y = dim_index(m, pure_var_code(m.func, 1));
+        if (x < 0 || y < 0 || !tile(m, std::min(x, y), std::max(x, y))) return;
+        // The tile's loops are innermost first: the two inner ones, then the two outer ones.
+        if (m.dims.size() >= 4 && chance(0.25) && m.splits < budget) fuse_at(m, int(m.dims.size()) - 2);
     }
 
     void fuse(StageModel& m) {
         if (m.dims.size() < 2 || m.splits >= budget) return;
-        const int i = rand_int(0, int(m.dims.size()) - 2);
+        fuse_at(m, rand_int(0, int(m.dims.size()) - 2));
+    }
+
+    // Fuses loop i with the loop just outside it.
+    void fuse_at(StageModel& m, int i) {
         const LoopDim in = m.dims[size_t(i)], out = m.dims[size_t(i) + 1];
         LoopDim fused = in;
         fused.rvar = in.rvar || out.rvar;
@@ -567,9 +589,14 @@ private:
         }
         if (candidates.empty()) return;
         // Mostly an outer loop.
-        const int i =
-            chance(0.6) ? candidates.back() : candidates[size_t(rand_int(0, int(candidates.size()) - 1))];
+        make_parallel(
+            m, chance(0.6) ? candidates.back() : candidates[size_t(rand_int(0, int(candidates.size()) - 1))]);
+    }
+
+    // Makes loop i parallel, or splits it into parallel tasks.
+    void make_parallel(StageModel& m, int i) {
         const LoopDim d = m.dims[size_t(i)];
+        if (d.kind != LoopDim::Kind::Serial || !may_run_at_once(m, d)) return;
         if (chance(0.6)) {
             on_stage(m, [&](auto& t) { t.parallel(handle(d)); });
             code << stage_code(m.func, m.stage) << ".parallel(" << dim_code(d) << ");\n";
@@ -592,6 +619,7 @@ private:
         budget = split_budget;
         if (m.dims.empty()) return;
         const int steps = rand_int(0, o.max_loop_steps);
+        if (o.tile_pure_loops && m.stage == 0) tile_pure_loops(m);
         for (int s = 0; s < steps; s++) {
             switch (rand_int(0, 9)) {
                 case 0:
@@ -608,7 +636,12 @@ private:
         if (chance(0.35)) reorder(m);
         if (chance(0.4)) vectorize(m);
         if (chance(0.3)) unroll(m);
-        if (chance(0.4)) parallel(m);
+        // Tiled nests run their outermost loop in parallel a third of the time.
+        if (o.tile_pure_loops && chance(0.35)) {
+            make_parallel(m, int(m.dims.size()) - 1);
+        } else if (chance(0.4)) {
+            parallel(m);
+        }
     }
 
     // ------------------------------------------------------------------ placement

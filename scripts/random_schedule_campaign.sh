@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The long form of the randomized schedule test: CASES random pipelines under random schedules
+# (default 20000), spread over the test's five kinds of pipeline and schedule and over JOBS
+# processes (default: one per core), each case checked against the default schedule and plain C++,
+# in the normal and the checked mode. Builds the test first (into build/, or $TESSERA_BUILD_DIR).
+#
+#   scripts/random_schedule_campaign.sh [CASES] [FIRST_SEED] [JOBS]
+#
+# Seeds of kind k run from FIRST_SEED + k * 1000000 (default FIRST_SEED 100000), so campaigns with
+# other first seeds test other cases. Prints a line per failing case (its seed and kind: rerun it
+# as the failure's report says) and closes with the cases run, the failures and the wall time. The
+# logs of every chunk stay in build/random_schedule_campaign/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cases="${1:-20000}"
+first_seed="${2:-100000}"
+jobs="${3:-$(nproc)}"
+build_dir="${TESSERA_BUILD_DIR:-build}"
+cmake --build "$build_dir" --target correctness_random_schedule_test >/dev/null
+test_program="$PWD/$build_dir/tests/correctness_random_schedule_test"
+logs="$build_dir/random_schedule_campaign"
+rm -rf "$logs"
+mkdir -p "$logs"
+
+# doctest's filters (a comma would separate two).
+kinds=(
+  "random stencil pipelines give the same bits*"
+  "random pipelines with reductions give the same bits*"
+  "random pipelines over tiny regions give the same bits*"
+  "random pipelines with every Func placed inside its consumers*"
+  "random pipelines under tiled schedules*"
+)
+chunk=50
+per_kind=$(((cases + ${#kinds[@]} - 1) / ${#kinds[@]}))
+
+# One line per chunk: kind index, first seed, number of cases.
+chunks() {
+  for k in "${!kinds[@]}"; do
+    for ((done = 0; done < per_kind; done += chunk)); do
+      n=$((per_kind - done < chunk ? per_kind - done : chunk))
+      echo "$k $((first_seed + k * 1000000 + done)) $n"
+    done
+  done
+}
+
+export test_program logs
+start=$(date +%s)
+# Bash cannot export arrays: each worker receives its kind's name as an argument instead.
+chunks | while read -r k seed n; do printf '%s\t%s\t%s\t%s\n' "$k" "$seed" "$n" "${kinds[$k]}"; done |
+  xargs -P "$jobs" -d '\n' -n 1 bash -c '
+    IFS=$'"'"'\t'"'"' read -r k seed n kind <<<"$0"
+    TESSERA_RANDOM_SCHEDULES="$n" TESSERA_RANDOM_SCHEDULE_SEED="$seed" \
+      "$test_program" -tc="$kind" >"$logs/kind$k-seed$seed.log" 2>&1 || true'
+end=$(date +%s)
+
+passed=0
+run=0
+while read -r p total; do
+  passed=$((passed + p))
+  run=$((run + total))
+done < <(grep -ho "MESSAGE: [0-9]* of [0-9]* cases" "$logs"/*.log | awk '{print $2, $4}')
+failures=$(grep -h "ERROR: seed" "$logs"/*.log | sed 's/^.*ERROR: //' | cut -c1-300 || true)
+expected=$((per_kind * ${#kinds[@]}))
+[ -n "$failures" ] && printf '%s\n' "$failures"
+echo "cases run: $run of $expected; passed: $passed; failed: $((run - passed)); wall time: $((end - start)) s; jobs: $jobs"
+[ "$run" -eq "$expected" ] && [ "$passed" -eq "$run" ]
