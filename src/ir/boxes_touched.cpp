@@ -421,15 +421,8 @@ private:
             it->second[d] = interval_union(it->second[d], box[d]);
     }
 
-    void visit(const Select* op) override {
-        include(op->condition);
-        auto before = narrow(op->condition, true);
-        include(op->true_value);
-        restore(before);
-        before = narrow(op->condition, false);
-        include(op->false_value);
-        restore(before);
-    }
+    // Both values of a select are computed, whatever the condition (as in Halide): each touches its
+    // box everywhere, unlike the branches of an if, which run only where their condition holds.
 };
 
 }  // namespace

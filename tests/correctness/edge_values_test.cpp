@@ -198,3 +198,18 @@ TEST_CASE("a producer computed and stored at every level of a tiled nest gives t
         });
     }
 }
+
+TEST_CASE("a producer read in one value of a select is realized wherever the select is computed") {
+    // Both values of a select are computed: a region cut to where the condition holds would be read
+    // outside its storage (the checked mode reports each such read).
+    Func producer("producer"), consumer("consumer");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    producer(x, y) = x * 3 + y;
+    consumer(x, y) = select(x < -5, producer(x, y), x - y);
+    consumer.split(x, xo, xi, 8, TailStrategy::GuardWithIf).vectorize(xi);
+    producer.compute_at(consumer, xo);
+    const Target checked = get_host_target().with_feature(Target::CheckBounds);
+    Buffer<int> out = consumer.realize({29, 5}, checked);
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 29; x++) CHECK_MESSAGE(out(x, y) == x - y, "at (" << x << ", " << y << ")");
+}

@@ -50,6 +50,19 @@ TEST_CASE("a producer at root is realized over the union of its consumer's reads
     CHECK(b.at(realized_min("producer", 1)) == "min(consumer.min.1, (consumer.min.1 * 2))");
 }
 
+TEST_CASE("both values of a select are read wherever it is computed, whatever its condition") {
+    // Code generation computes both values of a select: the producer read only where x < 5 is
+    // still read at every x, and must be realized there.
+    Func producer("producer"), consumer("consumer");
+    Var x("x");
+    producer(x) = x * 2;
+    consumer(x) = select(x < 5, producer(x + 100), producer(x - 100));
+    producer.compute_root();
+    auto b = inferred_bounds(consumer);
+    CHECK(b.at(realized_min("producer", 0)) == "(consumer.min.0 - 100)");
+    CHECK(b.at(realized_extent("producer", 0)) == "(consumer.extent.0 + 200)");
+}
+
 TEST_CASE("an input's required region follows the stencil through an inlined stage") {
     ImageParam in(UInt(8), 1, "in");
     Func blur("blur"), out("out");
