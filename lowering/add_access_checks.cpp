@@ -48,7 +48,11 @@ Expr checked(const Expr& access, const std::vector<Expr>& coordinates, const Sto
         parts.insert(parts.end(),
                      {Expr(d > 0 ? " x [" : "["), r.min, Expr(", "), r.min + r.extent - 1, Expr("]")});
     }
-    parts.push_back(Expr(". A schedule must never access storage outside it: please report this pipeline."));
+    // Buffers are checked against the regions read and written when the pipeline starts, and a
+    // legal schedule never reaches outside what it allocates: the compiler computed a wrong index.
+    parts.push_back(
+        Expr(". Tessera computed an index outside the storage: please report the pipeline "
+             "and its schedule."));
     if (!inside.defined()) inside = ir::const_true();
     const Expr message = ir::Call::make_intrinsic(Int(32), ir::Intrinsic::ErrorMessage, std::move(parts));
     return ir::Call::make_intrinsic(access.type(), ir::Intrinsic::Require, {inside, access, message});

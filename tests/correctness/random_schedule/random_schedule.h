@@ -404,8 +404,9 @@ private:
         m.dims = after.dims;
     }
 
-    // Tiles loops i and j (random ones where not given); returns whether it did.
-    bool tile(StageModel& m, int i = -1, int j = -1) {
+    // Tiles loops i and j (random ones where not given), with GuardWithIf or a random legal tail
+    // strategy; returns whether it did.
+    bool tile(StageModel& m, int i = -1, int j = -1, bool guard = false) {
         if (m.dims.size() < 2 || m.splits + 2 > budget) return false;
         if (i < 0) {
             i = rand_int(0, int(m.dims.size()) - 2);
@@ -414,7 +415,7 @@ private:
         const LoopDim a = m.dims[size_t(i)], c = m.dims[size_t(j)];
         const int fa = random_factor(), fc = random_factor();
         // tile() uses one tail strategy for both splits.
-        TailStrategy tail = pick_tail(m, {&a}, fa);
+        TailStrategy tail = guard ? TailStrategy::GuardWithIf : pick_tail(m, {&a}, fa);
         if (!tail_legal(m, c, fc, tail)) tail = TailStrategy::GuardWithIf;
         const bool short_form = chance(0.5);
         const std::string ao = short_form ? a.name : fresh(m, a.base + "o"),
@@ -449,10 +450,11 @@ private:
     }
 
     // The pure loops of x and y tiled, and the tiles' loops sometimes fused into one: the nests that
-    // Funcs are placed in at every level.
+    // Funcs are placed in at every level. Half the tiles guard their tails: the Funcs computed in a
+    // guarded tile have regions that end at the output's edge or the tile's, whichever is first.
     void tile_pure_loops(StageModel& m) {
         const int x = dim_index(m, pure_var_code(m.func, 0)), y = dim_index(m, pure_var_code(m.func, 1));
-        if (x < 0 || y < 0 || !tile(m, std::min(x, y), std::max(x, y))) return;
+        if (x < 0 || y < 0 || !tile(m, std::min(x, y), std::max(x, y), chance(0.5))) return;
         // The tile's loops are innermost first: the two inner ones, then the two outer ones.
         if (m.dims.size() >= 4 && chance(0.25) && m.splits < budget) fuse_at(m, int(m.dims.size()) - 2);
     }
