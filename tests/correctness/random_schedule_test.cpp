@@ -217,11 +217,13 @@ TEST_CASE("random pipelines under tiled schedules, with Funcs placed at every le
     s.tile_pure_loops = true;
     s.inline_probability = 0.25;
     s.root_probability = 0.1;
-    s.max_loop_steps = 2;
+    s.max_loop_steps = 1;
+    s.loop_primitive_probability = 0.5;
     s.input_inline_probability = 0.9;
     GeneratorOptions g;
     g.previous_stage_bias = 0.5;
     g.input_read_probability = 0.7;
     g.update_probability = 0.1;
+    g.small_size_probability = 0.1;
     run_cases(5000, 8, g, s);
 }

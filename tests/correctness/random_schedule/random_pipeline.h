@@ -122,6 +122,9 @@ struct GeneratorOptions {
     double update_probability = 0.45;  // of an integer stage, having updates
     bool floats = true;
     int max_size = 70;
+    // Sizes are at least min_size, but for the small ones (up to 8) drawn with this probability.
+    int min_size = 1;
+    double small_size_probability = 0.3;
     int max_input_size = 40;
     // How often a stage that reads other stages also reads the input directly, at offsets of its
     // own: the input's boundary condition is then inlined into producer and consumer alike.
@@ -445,7 +448,8 @@ inline PipelineDef random_pipeline(std::mt19937& rng, const GeneratorOptions& o)
     using namespace detail;
     PipelineDef p;
     auto size = [&](int max) {
-        return chance(rng, 0.3) ? rand_int(rng, 1, std::min(8, max)) : rand_int(rng, 1, max);
+        return chance(rng, o.small_size_probability) ? rand_int(rng, 1, std::min(8, max))
+                                                     : rand_int(rng, std::min(o.min_size, max), max);
     };
     p.input_type = random_int_type(rng);
     for (int d = 0; d < 2; d++) {
@@ -484,8 +488,10 @@ inline PipelineDef random_pipeline(std::mt19937& rng, const GeneratorOptions& o)
         std::set<int> sources;
         sources_of(def.value, i, sources);
         if (!sources.count(-1) && !sources.empty() && chance(rng, o.input_read_probability)) {
+            // Offsets a little wider than the stencils', so that the consumer's reads clamp at other
+            // rows and columns than its producers' do.
             const Node input =
-                read(-1, {coord(0, -1, rand_int(rng, -2, 2)), coord(1, -1, rand_int(rng, -2, 2))});
+                read(-1, {coord(0, -1, rand_int(rng, -3, 3)), coord(1, -1, rand_int(rng, -3, 3))});
             def.value = bounded(
                 binary(chance(rng, 0.5) ? Node::Op::Sub : Node::Op::Add, std::move(def.value), input), p, i);
         }

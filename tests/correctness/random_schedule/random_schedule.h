@@ -49,6 +49,8 @@ struct ScheduleOptions {
     int max_root_splits = 1000;
     // Every pure definition starts with a tile of its x and y loops (see tile_pure_loops).
     bool tile_pure_loops = false;
+    // Scales how often a stage's loops are reordered, vectorized, unrolled and made parallel.
+    double loop_primitive_probability = 1;
 };
 
 struct LoopDim {
@@ -635,13 +637,14 @@ private:
                 default: rename(m); break;
             }
         }
-        if (chance(0.35)) reorder(m);
-        if (chance(0.4)) vectorize(m);
-        if (chance(0.3)) unroll(m);
-        // Tiled nests run their outermost loop in parallel a third of the time.
-        if (o.tile_pure_loops && chance(0.35)) {
-            make_parallel(m, int(m.dims.size()) - 1);
-        } else if (chance(0.4)) {
+        const double q = o.loop_primitive_probability;
+        if (chance(0.35 * q)) reorder(m);
+        if (chance(0.4 * q)) vectorize(m);
+        if (chance(0.3 * q)) unroll(m);
+        if (o.tile_pure_loops) {
+            // Tiled nests run their outermost loop in parallel, or stay serial to be partitioned.
+            if (chance(0.3)) make_parallel(m, int(m.dims.size()) - 1);
+        } else if (chance(0.4 * q)) {
             parallel(m);
         }
     }
