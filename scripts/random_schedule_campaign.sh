@@ -43,14 +43,18 @@ chunks() {
   done
 }
 
-export test_program logs
+# A chunk that runs past this (a case that does not finish compiling) is a failure of its own.
+chunk_timeout="${TESSERA_CAMPAIGN_CHUNK_TIMEOUT:-900}"
+export test_program logs chunk_timeout
 start=$(date +%s)
 # Bash cannot export arrays: each worker receives its kind's name as an argument instead.
 chunks | while read -r k seed n; do printf '%s\t%s\t%s\t%s\n' "$k" "$seed" "$n" "${kinds[$k]}"; done |
   xargs -P "$jobs" -d '\n' -n 1 bash -c '
     IFS=$'"'"'\t'"'"' read -r k seed n kind <<<"$0"
+    log="$logs/kind$k-seed$seed.log"
     TESSERA_RANDOM_SCHEDULES="$n" TESSERA_RANDOM_SCHEDULE_SEED="$seed" \
-      "$test_program" -tc="$kind" >"$logs/kind$k-seed$seed.log" 2>&1 || true'
+      timeout "$chunk_timeout" "$test_program" -tc="$kind" >"$log" 2>&1
+    [ $? -ne 124 ] || echo "ERROR: seed $seed and on ($n cases of kind $k): timed out after $chunk_timeout s" >>"$log"'
 end=$(date +%s)
 
 passed=0
