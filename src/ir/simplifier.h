@@ -74,6 +74,8 @@ protected:
 private:
     const bool use_intervals;
     bool shallow = false, root_done = false;
+    // Inside the condition of a require(): see visit(const Call*).
+    int in_requirement = 0;
     // Intervals of the variables in scope (known facts, loop variables, let-bound names), their
     // constant ranges, and the lets substituted by their values.
     std::map<std::string, Interval> scope;
