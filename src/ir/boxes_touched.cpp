@@ -2,13 +2,16 @@
 // bounds inference.
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <set>
 #include <unordered_map>
 
+#include "ir/equal.h"
 #include "ir/interval.h"
 #include "ir/interval_ends.h"
 #include "ir/ir_util.h"
+#include "ir/mutator.h"
 #include "ir/node_list.h"
 #include "ir/printer.h"
 #include "ir/simplify.h"
@@ -54,6 +57,93 @@ int size_up_to(const Expr& e, int limit) {
     count.include(e);
     return count.n;
 }
+
+// Rewrites the differences of an expression whose two sides move together over the scope into a
+// form that shows it. Inside a loop over y, a Func computed there covers [y + 1, y + 1]: its loop
+// bounds are lets y.min = y + 1 and y.max = y + 1, and a region or extent written in terms of them,
+// (y.max - y.min) + 1, is 1. Bounded apart over the loop, each let ranges over the whole loop and
+// the difference seems to vary by twice its extent; products and quotients by such extents (those
+// of fused loops) then outgrow bounds_of_expr's size limit and lose their bounds. Where the lets
+// substituted (see_through) bound a difference within a constant width, narrower than bounded
+// apart, the substituted difference replaces it: the same value, bounded without losing the
+// correlation. Halide's simplify_correlated_differences does this before it infers the bounds of
+// allocations.
+class CancelCorrelatedDifferences : public Mutator {
+public:
+    CancelCorrelatedDifferences(const std::map<std::string, Interval>& scope,
+                                const std::map<std::string, Expr>& definitions,
+                                std::function<Expr(const Expr&)> see_through)
+        : scope(scope), definitions(definitions), see_through(std::move(see_through)) {}
+
+private:
+    const std::map<std::string, Interval>& scope;
+    const std::map<std::string, Expr>& definitions;
+    const std::function<Expr(const Expr&)> see_through;
+    // Names the Lets of the expression bind around the node visited: substituting the scope's
+    // definitions under them could capture or replace the wrong variable.
+    std::multiset<std::string> bound_inside;
+    std::map<Expr, Expr, ExprLess> done;
+
+    Expr visit(const Let* op) override {
+        Expr value = mutate(op->value);
+        bound_inside.insert(op->name);
+        Expr body = mutate(op->body);
+        bound_inside.erase(bound_inside.find(op->name));
+        return value.same_as(op->value) && body.same_as(op->body) ? handle_of(op)
+                                                                  : Let::make(op->name, value, body);
+    }
+
+    Expr visit(const Sub* op) override {
+        Expr e = Mutator::visit(op);
+        if (!e.as<Sub>() || !e.type().is_scalar() || !e.type().is_int_or_uint() ||
+            !interval_ends::keeps_symbolic_ends(e.type()) || !may_see_through(e.as<Sub>()))
+            return e;
+        auto it = done.find(e);
+        if (it == done.end()) it = done.emplace(e, cancelled(e)).first;
+        // Substituted under the Lets around this copy, the definitions could capture their names.
+        return mentions_bound_inside(it->second) ? e : it->second;
+    }
+
+    Expr cancelled(const Expr& difference) const {
+        const std::optional<int64_t> apart = constant_width(bounds_of_expr(difference, scope));
+        if (apart == 0) return difference;
+        Expr together = see_through(difference);
+        const std::optional<int64_t> width = constant_width(bounds_of_expr(together, scope));
+        return width && (!apart || *width < *apart) ? together : difference;
+    }
+
+    // Whether both sides of a difference vary over the scope, one at least through a name the scope
+    // defines, and neither mentions a name a Let of the expression binds.
+    bool may_see_through(const Sub* difference) const {
+        bool defined = false;
+        for (const Expr& side : {difference->a, difference->b}) {
+            bool varies = false;
+            for (const std::string& n : variables_read(side)) {
+                if (bound_inside.count(n)) return false;
+                const bool is_defined = definitions.count(n) > 0;
+                defined = defined || is_defined;
+                varies = varies || is_defined || scope.count(n) > 0;
+            }
+            if (!varies) return false;
+        }
+        return defined;
+    }
+
+    bool mentions_bound_inside(const Expr& e) const {
+        if (bound_inside.empty()) return false;
+        for (const std::string& n : variables_read(e)) {
+            if (bound_inside.count(n)) return true;
+        }
+        return false;
+    }
+
+    // The distance between the ends of an interval, where it is a constant.
+    static std::optional<int64_t> constant_width(const Interval& i) {
+        if (!i.is_bounded()) return std::nullopt;
+        if (interval_ends::is_point(i)) return 0;
+        return as_const_int(simplify(i.max - i.min));
+    }
+};
 
 class BoxesTouched : public Visitor {
 public:
@@ -255,8 +345,8 @@ private:
         const LetT* let = op;
         while (true) {
             include(let->value);
-            saved.push_back(
-                bind(let->name, named_ends(let->name, bounds_of_expr(let->value, scope)), let->value));
+            Interval value = bounds_of_expr(cancelled_differences(let->value), scope);
+            saved.push_back(bind(let->name, named_ends(let->name, value), let->value));
             const LetT* next = let->body.template as<LetT>();
             if (!next) break;
             let = next;
@@ -267,6 +357,17 @@ private:
 
     void visit(const Let* op) override { let_chain(op); }
     void visit(const LetStmt* op) override { let_chain(op); }
+
+    // e with its correlated differences cancelled (see CancelCorrelatedDifferences).
+    Expr cancelled_differences(const Expr& e) const {
+        if (definitions.empty()) return e;
+        auto names = variables_read(e);
+        if (std::none_of(names.begin(), names.end(),
+                         [&](const std::string& n) { return definitions.count(n); }))
+            return e;
+        auto see_through = [this](const Expr& x) { return see_through_lets(x); };
+        return CancelCorrelatedDifferences(scope, definitions, see_through).mutate(e);
+    }
 
     // e with the lets in scope substituted, a few levels deep: a loop's min and extent are often lets
     // of the same variables (min = y - 1, extent = (y + 1) - (y - 1) + 1), whose intervals taken
@@ -286,7 +387,7 @@ private:
     // + 1, both of a consumer's loop) bound apart forget that they move together. Both results hold,
     // so their intersection does.
     Interval bounds_of_coordinate(const Expr& c) {
-        Interval apart = bounds_of_expr(c, scope);
+        Interval apart = bounds_of_expr(cancelled_differences(c), scope);
         if (definitions.empty() || (apart.is_bounded() && is_const(simplify(apart.max - apart.min))))
             return apart;
         Expr together = see_through_lets(c);
@@ -328,7 +429,8 @@ private:
     void visit(const For* op) override {
         include(op->min);
         include(op->extent);
-        Interval min = bounds_of_expr(op->min, scope), extent = bounds_of_expr(op->extent, scope);
+        Interval min = bounds_of_expr(cancelled_differences(op->min), scope);
+        Interval extent = bounds_of_expr(cancelled_differences(op->extent), scope);
         Expr last = interval_ends::sub(interval_ends::add(min.max, extent.max), make_one(Int(32)));
         Interval correlated = bounds_of_expr(see_through_lets(op->min + op->extent - 1), scope);
         if (correlated.max.defined()) last = correlated.max;

@@ -1,7 +1,8 @@
 // Schedules whose regions bounds inference must find, each once rejected with "cannot infer the
 // region" or an output written out of bounds although Halide 14 accepts it (found by
 // random_schedule_test): guarded splits of inner loops, fused loops computed inside other loops,
-// and nests of compute_at levels deep enough that substituted bounds outgrew their size limit.
+// nests of compute_at levels deep enough that substituted bounds outgrew their size limit, and
+// storage outside a loop whose bounds, bounded over the loop, lost that they move together.
 
 #include <doctest/doctest.h>
 
@@ -93,4 +94,22 @@ TEST_CASE("a chain of seven Funcs, each split and computed inside the next") {
             for (int k = 0; k <= 7; k++) expected += binomial[k] * (xx + k + yy);
             CHECK_MESSAGE(out(xx, yy) == expected, "at " << xx << ", " << yy);
         }
+}
+
+TEST_CASE("a Func stored at the root and computed per row, read there by a fused and split Func") {
+    Func in("in"), a("a"), b("b"), out("out");
+    Var x("x"), y("y"), xo("xo"), xi("xi"), t("t"), to("to"), ti("ti");
+    in(x, y) = x + 2 * y;
+    a(x, y) = in(x + 1, y + 1) + in(x - 1, y - 4);
+    b(x, y) = a(x, y) + in(x, y);
+    out(x, y) = b(x + 1, y + 1);
+    b.compute_at(out, x).store_at(out, y).split(x, xo, xi, 7);
+    // In each row of out, a covers one row: the bounds of its y loop are both out's y + 1. The
+    // storage of in, bounded over all rows, must see that they differ by 0 to stay bounded.
+    a.compute_at(out, y).fuse(x, y, t).split(t, to, ti, 8, TailStrategy::GuardWithIf);
+    in.compute_at(out, y).store_root();
+    Buffer<int> result = out.realize({60, 57});
+    for (int yy = 0; yy < 57; yy++)
+        for (int xx = 0; xx < 60; xx++)
+            CHECK_MESSAGE(result(xx, yy) == 3 * xx + 6 * yy + 3, "at " << xx << ", " << yy);
 }

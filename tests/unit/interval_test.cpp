@@ -453,3 +453,19 @@ TEST_CASE("boxes of deep nests of lets name large interval ends instead of repea
     REQUIRE(boxes["g"][0].is_bounded());
     CHECK(boxes["g"][0].min.as<Let>() != nullptr);
 }
+
+TEST_CASE("a difference of two lets that move together over a loop is bounded as one value") {
+    // for (y, 0, 100): a Func computed in the loop covers [y + 1, y + 1], and the extent of its
+    // region, hi - lo + 1, is 1 in every iteration, however far the lets that use it are from the
+    // access (further than see-through of a coordinate reaches).
+    Stmt s = Evaluate::make(func_call(Int(32), "f", {int_var("e5")}));
+    for (int i = 5; i >= 1; i--) {
+        s = LetStmt::make("e" + std::to_string(i), Add::make(int_var("e" + std::to_string(i - 1)), i32(1)),
+                          s);
+    }
+    s = LetStmt::make("e0", Add::make(Sub::make(int_var("hi"), int_var("lo")), i32(1)), s);
+    s = LetStmt::make("hi", Add::make(y, i32(1)), s);
+    s = LetStmt::make("lo", Add::make(y, i32(1)), s);
+    std::map<std::string, Box> boxes = boxes_touched(For::make("y", i32(0), i32(100), ForKind::Serial, s));
+    CHECK(str(boxes["f"][0]) == "[6, 6]");
+}
