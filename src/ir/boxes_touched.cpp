@@ -84,13 +84,22 @@ private:
     std::multiset<std::string> bound_inside;
     std::map<Expr, Expr, ExprLess> done;
 
+    // A chain of Lets at once, without recursion per Let.
     Expr visit(const Let* op) override {
-        Expr value = mutate(op->value);
-        bound_inside.insert(op->name);
-        Expr body = mutate(op->body);
-        bound_inside.erase(bound_inside.find(op->name));
-        return value.same_as(op->value) && body.same_as(op->body) ? handle_of(op)
-                                                                  : Let::make(op->name, value, body);
+        std::vector<std::pair<const Let*, Expr>> chain;
+        for (const Let* let = op; let; let = let->body.as<Let>()) {
+            chain.emplace_back(let, mutate(let->value));
+            bound_inside.insert(let->name);
+        }
+        Expr body = mutate(chain.back().first->body);
+        bool changed = !body.same_as(chain.back().first->body);
+        for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+            const auto& [let, value] = *it;
+            bound_inside.erase(bound_inside.find(let->name));
+            changed = changed || !value.same_as(let->value);
+            body = changed ? Let::make(let->name, value, body) : handle_of(let);
+        }
+        return body;
     }
 
     Expr visit(const Sub* op) override {

@@ -469,3 +469,19 @@ TEST_CASE("a difference of two lets that move together over a loop is bounded as
     std::map<std::string, Box> boxes = boxes_touched(For::make("y", i32(0), i32(100), ForKind::Serial, s));
     CHECK(str(boxes["f"][0]) == "[6, 6]");
 }
+
+TEST_CASE("a long chain of Let expressions under lets of the loop is walked without deep recursion") {
+    // f(let v1 = v0 + (hi - lo) in ... in v(n-1)), where the differences are cancelled at each Let.
+    const int count = 20000;
+    Expr e = int_var("v" + std::to_string(count - 1));
+    for (int i = count - 1; i >= 1; i--) {
+        e = Let::make(
+            "v" + std::to_string(i),
+            Add::make(int_var("v" + std::to_string(i - 1)), Sub::make(int_var("hi"), int_var("lo"))), e);
+    }
+    Stmt s = Evaluate::make(func_call(Int(32), "f", {Let::make("v0", y, e)}));
+    s = LetStmt::make("hi", Add::make(y, i32(1)), s);
+    s = LetStmt::make("lo", Add::make(y, i32(1)), s);
+    std::map<std::string, Box> boxes = boxes_touched(For::make("y", i32(0), i32(100), ForKind::Serial, s));
+    CHECK(str(boxes["f"][0]) == "[0, 99]");
+}
