@@ -58,31 +58,30 @@ int size_up_to(const Expr& e, int limit) {
     return count.n;
 }
 
-// Rewrites the differences of an expression whose two sides move together over the scope into a
-// form that shows it. Inside a loop over y, a Func computed there covers [y + 1, y + 1]: its loop
-// bounds are lets y.min = y + 1 and y.max = y + 1, and a region or extent written in terms of them,
-// (y.max - y.min) + 1, is 1. Bounded apart over the loop, each let ranges over the whole loop and
-// the difference seems to vary by twice its extent; products and quotients by such extents (those
-// of fused loops) then outgrow bounds_of_expr's size limit and lose their bounds. Where the lets
-// substituted (see_through) bound a difference within a constant width, narrower than bounded
-// apart, the substituted difference replaces it: the same value, bounded without losing the
-// correlation. Halide's simplify_correlated_differences does this before it infers the bounds of
-// allocations.
+// What replaces a difference whose two sides move together (see BoxesTouched::cancelled), and the
+// names the difference mentions with the lets in scope substituted.
+struct Cancelled {
+    Expr replacement;
+    std::unordered_set<std::string> mentions;
+};
+
+// Replaces the differences of an expression whose two sides vary over the scope, one at least
+// through the lets it defines, by what `cancel` gives for them. A difference under a Let of the
+// expression is left alone where that Let binds a name the difference, or its substituted form,
+// mentions: the scope's definitions would read the wrong variable there.
 class CancelCorrelatedDifferences : public Mutator {
 public:
     CancelCorrelatedDifferences(const std::map<std::string, Interval>& scope,
                                 const std::map<std::string, Expr>& definitions,
-                                std::function<Expr(const Expr&)> see_through)
-        : scope(scope), definitions(definitions), see_through(std::move(see_through)) {}
+                                std::function<Cancelled(const Expr&)> cancel)
+        : scope(scope), definitions(definitions), cancel(std::move(cancel)) {}
 
 private:
     const std::map<std::string, Interval>& scope;
     const std::map<std::string, Expr>& definitions;
-    const std::function<Expr(const Expr&)> see_through;
-    // Names the Lets of the expression bind around the node visited: substituting the scope's
-    // definitions under them could capture or replace the wrong variable.
-    std::multiset<std::string> bound_inside;
-    std::map<Expr, Expr, ExprLess> done;
+    const std::function<Cancelled(const Expr&)> cancel;
+    std::multiset<std::string> bound_inside;  // by the Lets of the expression around the node visited
+    std::map<Expr, Cancelled, ExprLess> done;
 
     // A chain of Lets at once, without recursion per Let.
     Expr visit(const Let* op) override {
@@ -105,25 +104,17 @@ private:
     Expr visit(const Sub* op) override {
         Expr e = Mutator::visit(op);
         if (!e.as<Sub>() || !e.type().is_scalar() || !e.type().is_int_or_uint() ||
-            !interval_ends::keeps_symbolic_ends(e.type()) || !may_see_through(e.as<Sub>()))
+            !interval_ends::keeps_symbolic_ends(e.type()) || !may_cancel(e.as<Sub>()))
             return e;
         auto it = done.find(e);
-        if (it == done.end()) it = done.emplace(e, cancelled(e)).first;
-        // Substituted under the Lets around this copy, the definitions could capture their names.
-        return mentions_bound_inside(it->second) ? e : it->second;
+        if (it == done.end()) it = done.emplace(e, cancel(e)).first;
+        for (const std::string& n : it->second.mentions) {
+            if (bound_inside.count(n)) return e;
+        }
+        return it->second.replacement;
     }
 
-    Expr cancelled(const Expr& difference) const {
-        const std::optional<int64_t> apart = constant_width(bounds_of_expr(difference, scope));
-        if (apart == 0) return difference;
-        Expr together = see_through(difference);
-        const std::optional<int64_t> width = constant_width(bounds_of_expr(together, scope));
-        return width && (!apart || *width < *apart) ? together : difference;
-    }
-
-    // Whether both sides of a difference vary over the scope, one at least through a name the scope
-    // defines, and neither mentions a name a Let of the expression binds.
-    bool may_see_through(const Sub* difference) const {
+    bool may_cancel(const Sub* difference) const {
         bool defined = false;
         for (const Expr& side : {difference->a, difference->b}) {
             bool varies = false;
@@ -137,22 +128,14 @@ private:
         }
         return defined;
     }
-
-    bool mentions_bound_inside(const Expr& e) const {
-        if (bound_inside.empty()) return false;
-        for (const std::string& n : variables_read(e)) {
-            if (bound_inside.count(n)) return true;
-        }
-        return false;
-    }
-
-    // The distance between the ends of an interval, where it is a constant.
-    static std::optional<int64_t> constant_width(const Interval& i) {
-        if (!i.is_bounded()) return std::nullopt;
-        if (interval_ends::is_point(i)) return 0;
-        return as_const_int(simplify(i.max - i.min));
-    }
 };
+
+// The distance between the ends of an interval, where it is a constant.
+std::optional<int64_t> constant_width(const Interval& i) {
+    if (!i.is_bounded()) return std::nullopt;
+    if (interval_ends::is_point(i)) return 0;
+    return as_const_int(simplify(i.max - i.min));
+}
 
 class BoxesTouched : public Visitor {
 public:
@@ -367,15 +350,38 @@ private:
     void visit(const Let* op) override { let_chain(op); }
     void visit(const LetStmt* op) override { let_chain(op); }
 
-    // e with its correlated differences cancelled (see CancelCorrelatedDifferences).
-    Expr cancelled_differences(const Expr& e) const {
+    // e with its correlated differences cancelled, to be bounded. Inside a loop over y, a Func
+    // computed there covers [y + 1, y + 1]: the bounds of its loop are lets y.min = y + 1 and
+    // y.max = y + 1, and a region or an extent written in terms of them, (y.max - y.min) + 1, is 1.
+    // Bounded apart over the loop (by a Func stored outside it), each let ranges over the whole loop
+    // and the difference seems to vary by twice the loop's extent; the products and quotients of
+    // fused loops' extents then outgrow bounds_of_expr's size limit, which drops the bound. Halide
+    // cancels such differences (simplify_correlated_differences) before it bounds allocations.
+    Expr cancelled_differences(const Expr& e) {
         if (definitions.empty()) return e;
         auto names = variables_read(e);
         if (std::none_of(names.begin(), names.end(),
                          [&](const std::string& n) { return definitions.count(n); }))
             return e;
-        auto see_through = [this](const Expr& x) { return see_through_lets(x); };
-        return CancelCorrelatedDifferences(scope, definitions, see_through).mutate(e);
+        auto cancel = [this](const Expr& difference) { return cancelled(difference); };
+        return CancelCorrelatedDifferences(scope, definitions, cancel).mutate(e);
+    }
+
+    // The difference with the lets in scope substituted, where that bounds it within a constant
+    // width narrower than bounded apart: the same value, for bounding only. A single value stands
+    // for it as such (named if large, as interval ends are); otherwise the substituted form, if
+    // small: the lets of the difference keep large bounds small, and substituting them all gives
+    // up that.
+    Cancelled cancelled(const Expr& difference) {
+        const std::optional<int64_t> apart = constant_width(bounds_of_expr(difference, scope));
+        if (apart == 0) return {difference, {}};
+        Expr together = see_through_lets(difference);
+        const Interval i = bounds_of_expr(together, scope);
+        const std::optional<int64_t> width = constant_width(i);
+        if (!width || (apart && *width >= *apart)) return {difference, {}};
+        if (*width == 0) return {named_end("difference", "value", i.min), variables_read(together)};
+        if (size_up_to(together, kNameEndsLargerThan) >= kNameEndsLargerThan) return {difference, {}};
+        return {together, variables_read(together)};
     }
 
     // e with the lets in scope substituted, a few levels deep: a loop's min and extent are often lets
