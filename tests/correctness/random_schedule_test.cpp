@@ -183,18 +183,18 @@ void run_cases(uint32_t default_seed, int default_count, const GeneratorOptions&
 TEST_CASE("random stencil pipelines give the same bits under random loop schedules and placements") {
     GeneratorOptions g;
     g.reductions = false;
-    run_cases(1000, 10, g, ScheduleOptions());
+    run_cases(1000, 5, g, ScheduleOptions());
 }
 
 TEST_CASE("random pipelines with reductions give the same bits under random schedules") {
-    run_cases(2000, 10, GeneratorOptions(), ScheduleOptions());
+    run_cases(2000, 5, GeneratorOptions(), ScheduleOptions());
 }
 
 TEST_CASE("random pipelines over tiny regions give the same bits under random schedules") {
     GeneratorOptions g;
     g.max_size = 5;
     g.max_input_size = 4;
-    run_cases(3000, 8, g, ScheduleOptions());
+    run_cases(3000, 6, g, ScheduleOptions());
 }
 
 TEST_CASE("random pipelines with every Func placed inside its consumers give the same bits") {
@@ -207,7 +207,7 @@ TEST_CASE("random pipelines with every Func placed inside its consumers give the
     GeneratorOptions g;
     g.previous_stage_bias = 0.7;
     g.update_probability = 0.2;
-    run_cases(4000, 8, g, s);
+    run_cases(4000, 6, g, s);
 }
 
 TEST_CASE("random pipelines under tiled schedules, with Funcs placed at every level of the tiles") {
@@ -225,5 +225,5 @@ TEST_CASE("random pipelines under tiled schedules, with Funcs placed at every le
     g.input_read_probability = 0.7;
     g.update_probability = 0.1;
     g.small_size_probability = 0.1;
-    run_cases(5000, 8, g, s);
+    run_cases(5000, 5, g, s);
 }
