@@ -7,9 +7,11 @@
 #   scripts/random_schedule_campaign.sh [CASES] [FIRST_SEED] [JOBS]
 #
 # Seeds of kind k run from FIRST_SEED + k * 1000000 (default FIRST_SEED 100000), so campaigns with
-# other first seeds test other cases. Prints a line per failing case (its seed and kind: rerun it
-# as the failure's report says) and closes with the cases run, the failures and the wall time. The
-# logs of every chunk stay in build/random_schedule_campaign/.
+# other first seeds test other cases: a campaign can be run in parts, each with its own first seed.
+# Prints a line per failing case (its seed and kind: rerun it as the failure's report says) and
+# closes with the cases run, the failures and the wall time. The logs of every chunk stay in
+# build/random_schedule_campaign/seed<FIRST_SEED>/, beside the copy of the test program that ran
+# (so rebuilding during a campaign changes nothing) and the commit it was built from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cases="${1:-20000}"
@@ -17,10 +19,12 @@ first_seed="${2:-100000}"
 jobs="${3:-$(nproc)}"
 build_dir="${TESSERA_BUILD_DIR:-build}"
 cmake --build "$build_dir" --target correctness_random_schedule_test >/dev/null
-test_program="$PWD/$build_dir/tests/correctness_random_schedule_test"
-logs="$build_dir/random_schedule_campaign"
+logs="$PWD/$build_dir/random_schedule_campaign/seed$first_seed"
 rm -rf "$logs"
 mkdir -p "$logs"
+test_program="$logs/correctness_random_schedule_test"
+cp "$build_dir/tests/correctness_random_schedule_test" "$test_program"
+git describe --always --dirty >"$logs/commit" 2>/dev/null || true
 
 # doctest's filters (a comma would separate two).
 kinds=(
