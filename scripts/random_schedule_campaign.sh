@@ -47,7 +47,8 @@ chunks() {
   done
 }
 
-# A chunk that runs past this (a case that does not finish compiling) is a failure of its own.
+# A run of cases that passes this (a case that does not finish compiling) is stopped; the case it
+# was at counts as a failure, and the chunk goes on from the next seed.
 chunk_timeout="${TESSERA_CAMPAIGN_CHUNK_TIMEOUT:-900}"
 export test_program logs chunk_timeout
 start=$(date +%s)
@@ -56,9 +57,23 @@ chunks | while read -r k seed n; do printf '%s\t%s\t%s\t%s\n' "$k" "$seed" "$n" 
   xargs -P "$jobs" -d '\n' -n 1 bash -c '
     IFS=$'"'"'\t'"'"' read -r k seed n kind <<<"$0"
     log="$logs/kind$k-seed$seed.log"
-    TESSERA_RANDOM_SCHEDULES="$n" TESSERA_RANDOM_SCHEDULE_SEED="$seed" \
-      timeout "$chunk_timeout" "$test_program" -tc="$kind" >"$log" 2>&1
-    [ $? -ne 124 ] || echo "ERROR: seed $seed and on ($n cases of kind $k): timed out after $chunk_timeout s" >>"$log"'
+    end=$((seed + n))
+    : >"$log"
+    while [ "$seed" -lt "$end" ]; do
+      part="$log.part"
+      status=0
+      TESSERA_RANDOM_SCHEDULE_PROGRESS=1 TESSERA_RANDOM_SCHEDULES=$((end - seed)) TESSERA_RANDOM_SCHEDULE_SEED="$seed" \
+        timeout "$chunk_timeout" stdbuf -oL "$test_program" -tc="$kind" >"$part" 2>&1 || status=$?
+      cat "$part" >>"$log"
+      if [ "$status" -ne 124 ]; then rm -f "$part"; break; fi
+      stuck=$(grep -o "starting seed [0-9]*" "$part" | tail -n 1 | awk "{print \$3}")
+      stuck=${stuck:-$seed}
+      failed=$(grep -c "ERROR: seed" "$part" || true)
+      rm -f "$part"
+      echo "MESSAGE: $((stuck - seed - failed)) of $((stuck - seed + 1)) cases from seed $seed passed" >>"$log"
+      echo "ERROR: seed $stuck (kind $k): did not finish within $chunk_timeout s" >>"$log"
+      seed=$((stuck + 1))
+    done'
 end=$(date +%s)
 
 passed=0

@@ -12,10 +12,12 @@
 // pipeline and of the schedule; TESSERA_RANDOM_SCHEDULES=1 TESSERA_RANDOM_SCHEDULE_SEED=<seed>
 // with -tc="<test case>" reruns just that case. TESSERA_RANDOM_SCHEDULE_PRINT=1 prints every case,
 // TESSERA_RANDOM_SCHEDULE_STATS=1 counts the primitives the schedules used, and
-// TESSERA_RANDOM_SCHEDULE_NEST_COST=<n> changes ScheduleOptions::max_nest_cost.
+// TESSERA_RANDOM_SCHEDULE_NEST_COST=<n> changes ScheduleOptions::max_nest_cost, and
+// TESSERA_RANDOM_SCHEDULE_PROGRESS=1 names each case on stderr as it starts.
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -157,9 +159,13 @@ void run_cases(uint32_t default_seed, int default_count, const GeneratorOptions&
     if (const char* cost = std::getenv("TESSERA_RANDOM_SCHEDULE_NEST_COST"))
         s.max_nest_cost = std::atoi(cost);
     const bool print_all = std::getenv("TESSERA_RANDOM_SCHEDULE_PRINT") != nullptr;
+    const bool progress = std::getenv("TESSERA_RANDOM_SCHEDULE_PROGRESS") != nullptr;
     int failures = 0;
     for (int i = 0; i < cases.count; i++) {
-        const CaseResult result = run_case(cases.first_seed + uint32_t(i), g, s);
+        const uint32_t seed = cases.first_seed + uint32_t(i);
+        // On stderr, unbuffered: a case that never finishes is the last one named.
+        if (progress) std::fprintf(stderr, "starting seed %u\n", seed);
+        const CaseResult result = run_case(seed, g, s);
         if (result.passed) {
             if (print_all) MESSAGE(result.report);
             continue;
