@@ -387,11 +387,14 @@ private:
     // e with the lets in scope substituted, a few levels deep: a loop's min and extent are often lets
     // of the same variables (min = y - 1, extent = (y + 1) - (y - 1) + 1), whose intervals taken
     // apart would forget that they move together.
+    // Each level of substitution can multiply the size (a let's value names the one before it
+    // several times); past kSeeThroughSize the simplifier would take long, so it stops there.
+    static constexpr int kSeeThroughSize = 400;
     Expr see_through_lets(const Expr& e) const {
         Expr result = e;
         for (int depth = 0; depth < 4; depth++) {
             Expr next = substitute(definitions, result);
-            if (next.same_as(result)) break;
+            if (next.same_as(result) || interval_ends::larger_than(next, kSeeThroughSize)) break;
             result = next;
         }
         return simplify(result);

@@ -13,7 +13,8 @@
 // with -tc="<test case>" reruns just that case. TESSERA_RANDOM_SCHEDULE_PRINT=1 prints every case,
 // TESSERA_RANDOM_SCHEDULE_STATS=1 counts the primitives the schedules used, and
 // TESSERA_RANDOM_SCHEDULE_NEST_COST=<n> changes ScheduleOptions::max_nest_cost, and
-// TESSERA_RANDOM_SCHEDULE_PROGRESS=1 names each case on stderr as it starts.
+// TESSERA_RANDOM_SCHEDULE_PROGRESS=1 names each case on stderr as it starts, with its pipeline and
+// schedule before they compile.
 
 #include <doctest/doctest.h>
 
@@ -125,6 +126,8 @@ CaseResult run_case(uint32_t seed, const GeneratorOptions& g, const ScheduleOpti
         BuiltPipeline scheduled = build_pipeline(p, input);
         schedule = ScheduleGenerator(rng, p, scheduled, s, reference.stage_regions()).run();
         count_primitives(schedule);
+        if (std::getenv("TESSERA_RANDOM_SCHEDULE_PROGRESS"))
+            std::fprintf(stderr, "---- pipeline\n%s---- schedule\n%s", pipeline.c_str(), schedule.c_str());
         switch (p.stages.back().type) {
             case ValueType::UInt8:
                 mismatches =
