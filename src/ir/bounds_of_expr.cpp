@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ir/common_subexpressions.h"
 #include "ir/interval.h"
 #include "ir/interval_ends.h"
 #include "ir/ir_util.h"
@@ -517,19 +518,33 @@ private:
         return simplify_root(Expr(std::shared_ptr<const ExprNode>(std::move(copy))));
     }
 
-    // Bounds past the size limit are replaced by constant ones (integers) or dropped.
+    // An end past the size limit would cost every pass after it. Ends are trees: the corners of a
+    // product, or a let read several times, repeat the same subtrees, so the end is first written
+    // with each of those computed once; where that is still too large, it is replaced by a constant
+    // bound (integers) or dropped.
     Interval limit_size(const Expr& e, Interval r) {
         const bool big_min = r.min.defined() && !r.is_single_point() && larger_than(r.min, options.max_size);
         const bool big_max = r.max.defined() && !r.is_single_point() && larger_than(r.max, options.max_size);
         if (!big_min && !big_max) return r;
-        Interval fallback = Interval::everything();
+        if (big_min) r.min = with_shared_subtrees(r.min);
+        if (big_max) r.max = with_shared_subtrees(r.max);
+        const bool dropped_min = big_min && !r.min.defined(), dropped_max = big_max && !r.max.defined();
+        if (!dropped_min && !dropped_max) return r;
         const Type t = e.type().element_of();
         if (is_int(t)) {
-            if (auto c = constant_bounds(e, node_lookup)) fallback = from_constant(*c, t);
+            if (auto c = constant_bounds(e, node_lookup)) {
+                Interval fallback = from_constant(*c, t);
+                if (dropped_min) r.min = fallback.min;
+                if (dropped_max) r.max = fallback.max;
+            }
         }
-        if (big_min) r.min = fallback.min;
-        if (big_max) r.max = fallback.max;
         return r;
+    }
+
+    // The end with its repeated subtrees computed once, if that fits the size limit.
+    Expr with_shared_subtrees(const Expr& end) const {
+        Expr shared = eliminate_common_subexpressions(end);
+        return larger_than(shared, options.max_size) ? Expr() : shared;
     }
 };
 

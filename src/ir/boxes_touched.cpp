@@ -238,12 +238,28 @@ private:
         Box box;
         for (const Expr& c : coordinates) box.push_back(bounds_under_guards(c, bounds_of_coordinate(c)));
         auto [it, inserted] = boxes.emplace(name, box);
-        if (inserted) return;
+        std::vector<UnitedEnds>& united = united_ends[name];
+        united.resize(box.size());
         TESSERA_INTERNAL_CHECK(it->second.size() == box.size())
             << name << " is accessed with " << it->second.size() << " and with " << box.size()
             << " coordinates";
-        for (size_t d = 0; d < box.size(); d++) it->second[d] = interval_union(it->second[d], box[d]);
+        for (size_t d = 0; d < box.size(); d++) {
+            const bool new_min = united[d].mins.insert(box[d].min).second;
+            const bool new_max = united[d].maxes.insert(box[d].max).second;
+            if (inserted) continue;
+            Interval& into = it->second[d];
+            if (new_min) into.min = interval_ends::min_of_lower(into.min, box[d].min);
+            if (new_max) into.max = interval_ends::max_of_upper(into.max, box[d].max);
+        }
     }
+    // Ends united into each dimension of each box so far (not all of them: a box merged by a
+    // condition holds none of its branches' ends as such). An access at the same coordinates as an
+    // earlier one (a Func inlined many times reads its inputs many times over) adds nothing, and
+    // uniting its ends again would only lengthen the box's chain of mins and maxes.
+    struct UnitedEnds {
+        std::set<Expr, ExprLess> mins, maxes;
+    };
+    std::map<std::string, std::vector<UnitedEnds>> united_ends;
 
     // Binds name to interval. Intervals written in terms of an outer variable of that name would be
     // read as being about the new one: they are replaced by their constant ranges meanwhile.
@@ -478,14 +494,19 @@ private:
             // A condition on values fixed over the whole region walked (a specialization's, say):
             // the boxes of the two branches are merged by the condition instead of united, so
             // that a branch that does not run does not widen what the other needs.
+            // (Each branch starts from no box, and so with no ends united.)
             std::map<std::string, Box> outer = std::move(boxes);
+            auto outer_united = std::move(united_ends);
             boxes.clear();
+            united_ends.clear();
             branch(op->condition, true, op->then_case);
             std::map<std::string, Box> then_boxes = std::move(boxes);
             boxes.clear();
+            united_ends.clear();
             if (op->else_case.defined()) branch(op->condition, false, op->else_case);
             std::map<std::string, Box> else_boxes = std::move(boxes);
             boxes = std::move(outer);
+            united_ends = std::move(outer_united);
             merge_by_condition(op->condition, then_boxes, else_boxes);
             return;
         }

@@ -2,12 +2,14 @@
 // region" or an output written out of bounds although Halide 14 accepts it (found by
 // random_schedule_test): guarded splits of inner loops, fused loops computed inside other loops,
 // nests of compute_at levels deep enough that substituted bounds outgrew their size limit, and
-// storage outside a loop whose bounds, bounded over the loop, lost that they move together.
+// storage outside a loop whose bounds, bounded over the loop, lost that they move together, and
+// regions over fused and split loops whose ends repeat the same subexpressions past that limit.
 
 #include <doctest/doctest.h>
 
 #include <tessera/tessera.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -112,4 +114,46 @@ TEST_CASE("a Func stored at the root and computed per row, read there by a fused
     for (int yy = 0; yy < 57; yy++)
         for (int xx = 0; xx < 60; xx++)
             CHECK_MESSAGE(result(xx, yy) == 3 * xx + 6 * yy + 3, "at " << xx << ", " << yy);
+}
+
+TEST_CASE("a fused update computed per parallel task of a fused, vectorized Func") {
+    // The region of the boundary condition's Func, computed at the fused loop, is bounded over the
+    // fused and split loops around it; written out, its ends repeated the same subexpressions past
+    // the size limit of interval arithmetic, which dropped them ("cannot infer the region").
+    Buffer<int32_t> input(3, 2);
+    for (int yy = 0; yy < 2; yy++)
+        for (int xx = 0; xx < 3; xx++) input(xx, yy) = 40503 * xx - 27211 * yy + 1234;
+    Func in = BoundaryConditions::constant_exterior(input, 196);
+    Func s0("s0"), s1("s1");
+    Var x("x"), y("y"), xy("xy"), xy_task("xy_task"), xo("xo"), xi("xi"), uv("uv");
+    RDom r(-2, 2, "r");
+    RVar rx("rx");
+    s0(x, y) = max(in(x, y) & 0xffff, y);
+    r.where(r.x % 2 != 0);
+    s0(x, r.x) = ((s0(x, r.x) & 0xffff) * 3) ^ ((r.x + r.x) * 2);
+    s1(x, y) = cast<uint16_t>(select(min(s0(x - 2, y - 1) & 0xffff, s0(x - 2, y) & 0xffff) * 4 <
+                                         (((s0(x + 2, y + 1) & 0xffff) / 8) ^ (s0(x - 1, y - 1) & 0xffff)),
+                                     (s0(x - 2, y) & 0xffff) - (x - (in(x + 1, y - 2) & 0xffff)),
+                                     ((s0(x - 2, y) & 0xffff) ^ (s0(x - 2, y + 1) & 0xffff)) - 8));
+    s1.fuse(x, y, xy).vectorize(xy, 15, TailStrategy::GuardWithIf).parallel(xy, 4, TailStrategy::GuardWithIf);
+    s0.compute_at(s1, xy_task).split(x, xo, xi, 7).reorder_storage(y, x);
+    s0.update(0).fuse(r.x, x, rx);
+    in.compute_at(s1, xy).fuse(_0, _1, uv);
+    Buffer<uint16_t> result = s1.realize({5, 1});
+
+    auto in_ref = [&](int xx, int yy) {
+        return xx >= 0 && xx < 3 && yy >= 0 && yy < 2 ? input(xx, yy) : 196;
+    };
+    auto s0_ref = [&](int xx, int yy) {
+        const int v = std::max(in_ref(xx, yy) & 0xffff, yy);
+        return yy == -1 ? ((v & 0xffff) * 3) ^ -4 : v;  // the update's only r.x with r.x % 2 != 0
+    };
+    for (int xx = 0; xx < 5; xx++) {
+        const int yy = 0;
+        const bool first = std::min(s0_ref(xx - 2, yy - 1) & 0xffff, s0_ref(xx - 2, yy) & 0xffff) * 4 <
+                           (((s0_ref(xx + 2, yy + 1) & 0xffff) / 8) ^ (s0_ref(xx - 1, yy - 1) & 0xffff));
+        const int expected = first ? (s0_ref(xx - 2, yy) & 0xffff) - (xx - (in_ref(xx + 1, yy - 2) & 0xffff))
+                                   : ((s0_ref(xx - 2, yy) & 0xffff) ^ (s0_ref(xx - 2, yy + 1) & 0xffff)) - 8;
+        CHECK_MESSAGE(result(xx, 0) == uint16_t(expected), "at x = " << xx);
+    }
 }

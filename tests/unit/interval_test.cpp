@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "ir/interval.h"
+#include "ir/interval_ends.h"
 #include "ir/ir_util.h"
 #include "ir/printer.h"
 #include "ir/simplify.h"
@@ -515,4 +516,24 @@ TEST_CASE("seeing through lets whose values use the one before several times sta
     std::map<std::string, Box> boxes = boxes_touched(For::make("y", i32(0), i32(100), ForKind::Serial, s));
     CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
     CHECK(boxes.count("f") == 1);
+}
+
+TEST_CASE("a box read at the same coordinates many times is united once per distinct end") {
+    // A Func inlined many times over reads its input at a few coordinates, hundreds of times each.
+    // Each repeat once lengthened the box's chain of mins and maxes by one term, and simplifying
+    // chains of thousands of terms took the lowering of a random pipeline longer than minutes.
+    Expr sum = i32(0);
+    for (int i = 0; i < 400; i++) {
+        const Expr coordinate = Max::make(Min::make(Add::make(x, i32(i % 8 - 3)), i32(12)), i32(0));
+        sum = Add::make(sum, image_call(Int(32), "in", {coordinate, Add::make(y, i32(i % 5))}));
+    }
+    const auto start = std::chrono::steady_clock::now();
+    std::map<std::string, Box> boxes = boxes_touched(sum, {{"x", Interval(n, Add::make(n, i32(9)))}});
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(10));
+    REQUIRE(boxes.count("in") == 1);
+    // At most a term per distinct coordinate.
+    for (const Interval& i : boxes["in"]) {
+        CHECK_FALSE(interval_ends::larger_than(i.min, 8 * 8));
+        CHECK_FALSE(interval_ends::larger_than(i.max, 8 * 8));
+    }
 }
