@@ -19,12 +19,29 @@ bool moves_forward(const Expr& min, const Expr& max, const std::string& var) {
            ir::can_prove(ir::substitute(var, next, max) >= max);
 }
 
-// Replaces the value of one let in the chain at the start of a statement.
-ir::Stmt replace_let(const ir::Stmt& s, const std::string& name, const Expr& value) {
-    const ir::LetStmt* let = s.as<ir::LetStmt>();
-    if (!let) return s;
-    if (let->name == name) return ir::LetStmt::make(name, value, let->body);
-    return ir::LetStmt::make(let->name, let->value, replace_let(let->body, name, value));
+// s with f's production starting its loops from `min_name`, bound to `value` just around it, instead
+// of from `old_min`, the min bounds inference gave. Only f's production changes: the Funcs computed
+// beside f at this level keep the regions bounds inference gave them, though theirs are written in
+// terms of f's. Slid with f, their regions would not stay inside the old ones (a RoundUp split
+// rounds up from the new min, past the old max), and what they read, stored outside, would not
+// cover it.
+ir::Stmt start_production_at(const ir::Stmt& s, const std::string& func, const std::string& old_min,
+                             const std::string& min_name, const Expr& value) {
+    class StartProduction : public ir::Mutator {
+    public:
+        StartProduction(const std::string& f, const std::string& o, const std::string& n, const Expr& v)
+            : func(f), old_min(o), min_name(n), value(v) {}
+
+    private:
+        const std::string &func, &old_min, &min_name;
+        const Expr& value;
+        ir::Stmt visit(const ir::ProducerConsumer* op) override {
+            if (op->name != func || !op->is_producer) return ir::Mutator::visit(op);
+            ir::Stmt body = ir::substitute(old_min, ir::int_var(min_name), op->body);
+            return ir::LetStmt::make(min_name, value, ir::ProducerConsumer::make(func, true, body));
+        }
+    } start(func, old_min, min_name, value);
+    return start.mutate(s);
 }
 
 class SlidingWindow : public ir::Mutator {
@@ -74,7 +91,7 @@ private:
         Expr v = ir::int_var(loop->name);
         Expr previous_max = ir::substitute(loop->name, v - 1, hi);
         Expr slid = select(v > loop->min, max(lo, previous_max + 1), lo);
-        return replace_let(body, min_name, ir::simplify(slid));
+        return start_production_at(body, f.name, min_name, min_name + ".slid", ir::simplify(slid));
     }
 };
 

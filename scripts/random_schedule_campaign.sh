@@ -37,10 +37,11 @@ kinds=(
 chunk=50
 per_kind=$(((cases + ${#kinds[@]} - 1) / ${#kinds[@]}))
 
-# One line per chunk: kind index, first seed, number of cases.
+# One line per chunk: kind index, first seed, number of cases. The kinds take turns, so that a
+# campaign stopped part way has tested each about as much.
 chunks() {
-  for k in "${!kinds[@]}"; do
-    for ((done = 0; done < per_kind; done += chunk)); do
+  for ((done = 0; done < per_kind; done += chunk)); do
+    for k in "${!kinds[@]}"; do
       n=$((per_kind - done < chunk ? per_kind - done : chunk))
       echo "$k $((first_seed + k * 1000000 + done)) $n"
     done

@@ -3,7 +3,8 @@
 // random_schedule_test): guarded splits of inner loops, fused loops computed inside other loops,
 // nests of compute_at levels deep enough that substituted bounds outgrew their size limit, and
 // storage outside a loop whose bounds, bounded over the loop, lost that they move together, and
-// regions over fused and split loops whose ends repeat the same subexpressions past that limit.
+// regions over fused and split loops whose ends repeat the same subexpressions past that limit, and
+// a sliding window that moved what the Funcs computed beside the slid one read.
 
 #include <doctest/doctest.h>
 
@@ -155,5 +156,29 @@ TEST_CASE("a fused update computed per parallel task of a fused, vectorized Func
         const int expected = first ? (s0_ref(xx - 2, yy) & 0xffff) - (xx - (in_ref(xx + 1, yy - 2) & 0xffff))
                                    : ((s0_ref(xx - 2, yy) & 0xffff) ^ (s0_ref(xx - 2, yy + 1) & 0xffff)) - 8;
         CHECK_MESSAGE(result(xx, 0) == uint16_t(expected), "at x = " << xx);
+    }
+}
+
+TEST_CASE("a Func slid over a loop does not slide the Funcs computed beside it past their regions") {
+    Func in("in"), shifted("shifted"), window("window"), out("out");
+    Var x("x"), y("y"), xi("xi"), yi("yi"), yo("yo"), yii("yii");
+    in(x, y) = x + 100 * y;
+    shifted(x, y) = in(x, y - 1) * 2;
+    window(x, y) = shifted(x, y) + 1;
+    out(x, y) = window(x, y) + window(x, y + 2);
+    out.tile(x, y, xi, yi, 3, 2);
+    in.compute_at(out, y);
+    // window is stored per tile and computed per row of it: from the second row on, it computes
+    // only its new row. shifted, computed beside it in rows of 8 from the min, must still read only
+    // the rows of `in` computed for the tile.
+    window.compute_at(out, yi).store_at(out, x);
+    shifted.compute_at(out, yi).split(y, yo, yii, 8, TailStrategy::RoundUp);
+    for (const char* target : {"host", "host-check_bounds"}) {
+        Buffer<int> result = out.realize({3, 11}, Target(target));
+        for (int yy = 0; yy < 11; yy++)
+            for (int xx = 0; xx < 3; xx++) {
+                const int expected = (xx + 100 * (yy - 1)) * 2 + 1 + (xx + 100 * (yy + 1)) * 2 + 1;
+                CHECK_MESSAGE(result(xx, yy) == expected, target << " at " << xx << ", " << yy);
+            }
     }
 }

@@ -278,7 +278,7 @@ TEST_CASE("a Func stored at the root and computed per row slides its window and 
     blur.blur_x.store_root().compute_at(blur.blur_y, blur.y);
     const std::string text = lowered_text(blur.blur_y);
     // Each row after the first computes only the row it adds to the window ...
-    CHECK_MESSAGE(text.find("let blur_x.s0.y.min = select((blur_y.s0.y > ") != std::string::npos, text);
+    CHECK_MESSAGE(text.find("let blur_x.s0.y.min.slid = select((blur_y.s0.y > ") != std::string::npos, text);
     // ... and three rows live at a time, in storage for four.
     CHECK_MESSAGE(text.find("allocate blur_x[uint16 * blur_x.realized.extent.0 * 4]") != std::string::npos,
                   text);
