@@ -12,6 +12,8 @@ packages=(
   libhalide14-0-dev    # the peer the benchmarks compare against
   libopenblas-dev      # the matrix-multiply peer (cblas_sgemm)
   libdnnl-dev          # the convolution peer (oneDNN)
+  libonnx-dev libprotobuf-dev  # the graph layer's ONNX import
+  libonnx-testdata     # ONNX's backend test cases, for the conformance test
 )
 
 missing=()

@@ -1,0 +1,155 @@
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "graph/define_node.h"
+#include "graph/group_pipeline.h"
+#include "graph/pass_timer.h"
+#include "graph/passes/fuse_operators.h"
+#include "graph/passes/plan_memory.h"
+#include "util/error_stream.h"
+
+namespace tessera::graph {
+
+struct CompiledGroup {
+    FusionGroup group;
+    std::shared_ptr<GroupPipeline> pipeline;  // shared by the groups of one signature
+};
+
+class CompiledModelContents {
+public:
+    Graph graph;
+    Target target;
+    std::vector<CompiledGroup> groups;
+    std::vector<Tensor> tensors;  // by value id: constants, and a buffer for every computed value
+    MemoryPlan memory_plan;
+    Tensor arena;
+    int compiled_pipelines = 0;
+    double compile_seconds = 0;
+    std::mutex running;  // a pipeline's ImageParams are bound for the duration of a run
+};
+
+namespace {
+
+void check_input(const Value& v, const Tensor& t) {
+    const std::vector<int64_t> shape = static_shape(v);
+    TESSERA_USER_CHECK(t.defined()) << "input " << v.name << " is an empty Tensor.";
+    if (t.type() != v.type || t.shape() != shape) {
+        TESSERA_RUNTIME_ERROR << "input " << v.name << " is " << describe(t)
+                              << "; the model was compiled for " << describe(Tensor(v.type, shape)) << ".";
+    }
+}
+
+std::shared_ptr<CompiledModelContents> build(const Graph& g, const Target& target,
+                                             const CompileOptions& options) {
+    const auto start = std::chrono::steady_clock::now();
+    const bool print = graph_timing_requested(options.time_passes);
+    auto m = std::make_shared<CompiledModelContents>();
+    m->graph = optimize(g, target, options);
+    m->target = target;
+    const std::vector<FusionGroup> groups = timed(print, "pass fuse operators", [&] {
+        return options.fuse ? fuse_operators(m->graph) : one_group_per_node(m->graph);
+    });
+    std::map<std::string, std::shared_ptr<GroupPipeline>> by_signature;
+    for (const FusionGroup& group : groups) {
+        const std::string signature = group_signature(m->graph, group);
+        std::shared_ptr<GroupPipeline>& p = by_signature[signature];
+        if (!p) {
+            std::string name = "compile group";
+            for (int n : group.nodes) name += " " + m->graph.nodes[n].op;
+            p = timed(print, name, [&] { return compile_group(m->graph, group, target); });
+            m->compiled_pipelines++;
+        }
+        m->groups.push_back({group, p});
+    }
+    m->memory_plan =
+        timed(print, "pass plan memory", [&] { return plan_memory(m->graph, groups, options.plan_memory); });
+    m->arena = Tensor(UInt(8), {m->memory_plan.arena_bytes});
+    m->tensors.resize(m->graph.values.size());
+    for (size_t id = 0; id < m->graph.values.size(); id++)
+        if (m->graph.values[id].constant.defined()) m->tensors[id] = m->graph.values[id].constant;
+    for (const MemoryPlan::Buffer& b : m->memory_plan.buffers) {
+        const Value& v = m->graph.values[b.value];
+        m->tensors[b.value] = Tensor::view(m->arena, size_t(b.offset), v.type, static_shape(v));
+    }
+    m->compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return m;
+}
+
+}  // namespace
+
+CompiledModel compile(const Graph& g, const Target& target, const CompileOptions& options) {
+    return CompiledModel(build(g, target, options));
+}
+
+CompiledModel compile(const Graph& g, const Target& target,
+                      const std::map<std::string, std::vector<int64_t>>& input_shapes) {
+    CompileOptions options;
+    options.input_shapes = input_shapes;
+    return compile(g, target, options);
+}
+
+std::map<std::string, Tensor> CompiledModel::run(const std::map<std::string, Tensor>& inputs) const {
+    TESSERA_USER_CHECK(contents_) << "run() of a CompiledModel that holds no model; compile one first.";
+    CompiledModelContents& m = *contents_;
+    std::lock_guard<std::mutex> lock(m.running);
+    for (int id : m.graph.inputs) {
+        const Value& v = m.graph.values[id];
+        auto it = inputs.find(v.name);
+        if (it == inputs.end()) TESSERA_RUNTIME_ERROR << "the model's input " << v.name << " is not given.";
+        check_input(v, it->second);
+        m.tensors[id] = it->second;
+    }
+    for (const auto& [name, t] : inputs) {
+        const int id = m.graph.find_value(name);
+        if (id < 0 || std::find(m.graph.inputs.begin(), m.graph.inputs.end(), id) == m.graph.inputs.end())
+            TESSERA_RUNTIME_ERROR << "the model has no input named " << name << ".";
+    }
+    for (CompiledGroup& group : m.groups) run_group(*group.pipeline, group.group, m.tensors, m.target);
+    std::map<std::string, Tensor> outputs;
+    for (int id : m.graph.outputs) outputs[m.graph.values[id].name] = m.tensors[id].clone();
+    for (int id : m.graph.inputs) m.tensors[id] = Tensor();
+    return outputs;
+}
+
+const Graph& CompiledModel::optimized_graph() const { return contents_->graph; }
+
+std::string CompiledModel::groups_text() const {
+    std::ostringstream out;
+    const Graph& g = contents_->graph;
+    for (size_t i = 0; i < contents_->groups.size(); i++) {
+        const FusionGroup& group = contents_->groups[i].group;
+        out << "group " << i << ":";
+        for (int n : group.nodes) out << " " << g.nodes[n].op;
+        out << " ->";
+        for (int id : group.outputs) out << " " << g.values[id].name;
+        out << "\n";
+    }
+    return out.str();
+}
+
+MemoryPlanSummary CompiledModel::memory_plan() const {
+    const MemoryPlan& p = contents_->memory_plan;
+    return {p.arena_bytes, p.unplanned_bytes, int(p.buffers.size())};
+}
+
+std::string CompiledModel::memory_plan_text() const {
+    std::ostringstream out;
+    const MemoryPlan& p = contents_->memory_plan;
+    for (const MemoryPlan::Buffer& b : p.buffers) {
+        out << contents_->graph.values[b.value].name << ": bytes " << b.offset << ".." << b.offset + b.bytes
+            << ", groups " << b.first_group << ".." << b.last_group;
+        if (b.shares_with >= 0) out << ", in place of " << contents_->graph.values[b.shares_with].name;
+        out << "\n";
+    }
+    out << "planned peak " << p.arena_bytes << " bytes; unplanned total " << p.unplanned_bytes << " bytes ("
+        << p.buffers.size() << " buffers)\n";
+    return out.str();
+}
+
+double CompiledModel::compile_seconds() const { return contents_->compile_seconds; }
+int CompiledModel::groups() const { return int(contents_->groups.size()); }
+int CompiledModel::compiled_pipelines() const { return contents_->compiled_pipelines; }
+
+}  // namespace tessera::graph

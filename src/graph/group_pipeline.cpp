@@ -1,0 +1,156 @@
+#include "graph/group_pipeline.h"
+
+#include <chrono>
+#include <map>
+#include <sstream>
+
+#include "graph/define_node.h"
+#include "graph/ops/default_schedules.h"
+
+namespace tessera::graph {
+namespace {
+
+// Constants up to this many elements take part in a group's signature: operators read such
+// values when they are defined (shapes, axes, pads, scales); larger ones (weights) are data.
+constexpr int64_t signature_constant_limit = 1024;
+
+bool is_literal_constant(const Value& v) { return v.constant.defined() && v.constant.elements() == 1; }
+
+void print_shape(std::ostream& out, const Value& v) {
+    out << type_name(v.type) << "[";
+    for (size_t i = 0; i < v.shape.size(); i++) out << (i ? "," : "") << v.shape[i].size;
+    out << "]";
+}
+
+TensorFunc literal_tensor(const Value& v, const std::string& name) {
+    const double value = v.constant.to_doubles()[0];
+    Expr e = v.type.is_int() && v.type.bits() == 64 ? Expr(v.constant.to_int64s()[0]) : Expr(value);
+    return define_tensor(name, v.type, static_shape(v),
+                         [&](const std::vector<Expr>&) { return cast(v.type, e); });
+}
+
+// A Func that computes exactly what f does, defined apart: an output must be a Func of the
+// pipeline's own, distinct from its other outputs and from its inputs.
+TensorFunc copy_of(const TensorFunc& t, const std::string& name) {
+    return define_tensor(name, t.type, t.shape, [&](const std::vector<Expr>& i) { return t(i); });
+}
+
+}  // namespace
+
+std::string group_signature(const Graph& g, const FusionGroup& group) {
+    std::ostringstream out;
+    std::map<int, std::string> slot;
+    for (size_t i = 0; i < group.inputs.size(); i++) {
+        const Value& v = g.values[group.inputs[i]];
+        slot[group.inputs[i]] = "in" + std::to_string(i);
+        out << "in" << i << ":";
+        print_shape(out, v);
+        if (v.constant.defined() && v.constant.elements() <= signature_constant_limit) {
+            out << "=";
+            for (double d : v.constant.to_doubles()) out << d << ",";
+        }
+        out << ";";
+    }
+    int next = 0;
+    for (int n : group.nodes) {
+        const Node& node = g.nodes[n];
+        for (int id : node.outputs) {
+            slot[id] = "v" + std::to_string(next++);
+            out << slot[id] << ":";
+            print_shape(out, g.values[id]);
+            out << ",";
+        }
+        out << "=" << node.op << "(";
+        for (int id : node.inputs) out << (id < 0 ? "_" : slot.at(id)) << ",";
+        out << ")";
+        for (const auto& [name, a] : node.attributes.all()) {
+            std::ostringstream text;
+            std::visit(
+                [&](const auto& x) {
+                    using T = std::decay_t<decltype(x)>;
+                    if constexpr (std::is_same_v<T, Tensor>) {
+                        text << describe(x) << "=";
+                        for (double d : x.to_doubles()) text << d << ",";
+                    } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, float> ||
+                                         std::is_same_v<T, std::string>) {
+                        text << x;
+                    } else {
+                        for (const auto& e : x) text << e << ",";
+                    }
+                },
+                a);
+            out << name << "=" << text.str() << ";";
+        }
+        out << "\n";
+    }
+    for (int id : group.outputs) out << "out " << slot.at(id) << ";";
+    return out.str();
+}
+
+std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& group, const Target& target) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = std::make_shared<GroupPipeline>();
+    std::map<int, TensorFunc> tensors;
+    for (size_t i = 0; i < group.inputs.size(); i++) {
+        const Value& v = g.values[group.inputs[i]];
+        const std::string name = "input" + std::to_string(i);
+        if (is_literal_constant(v)) {
+            tensors[group.inputs[i]] = literal_tensor(v, name);
+            result->params.emplace_back();
+            continue;
+        }
+        ParamTensor p = param_tensor(v, name);
+        tensors[group.inputs[i]] = p.tensor;
+        result->params.push_back(p.param);
+    }
+    std::function<void(const Func&, const std::vector<int64_t>&, const Target&)> group_schedule;
+    for (int n : group.nodes) {
+        const Node& node = g.nodes[n];
+        std::vector<TensorFunc> inputs;
+        for (int id : node.inputs) inputs.push_back(id < 0 ? TensorFunc{} : tensors.at(id));
+        OpResult r = define_node(g, node, inputs, target);
+        for (size_t i = 0; i < node.outputs.size(); i++) tensors[node.outputs[i]] = r.outputs[i];
+        if (n == group.nodes[0]) group_schedule = r.schedule;
+    }
+    std::vector<Func> outputs;
+    std::vector<std::vector<int64_t>> shapes;
+    for (int id : group.outputs) {
+        TensorFunc t = tensors.at(id);
+        bool reused = false;
+        for (const Func& f : outputs) reused = reused || f.name() == t.func.name();
+        for (const auto& [in, tf] : tensors)
+            if (std::find(group.inputs.begin(), group.inputs.end(), in) != group.inputs.end())
+                reused = reused || tf.func.name() == t.func.name();
+        if (reused) t = copy_of(t, "output" + std::to_string(outputs.size()));
+        outputs.push_back(t.func);
+        shapes.push_back(t.shape);
+    }
+    if (group_schedule && outputs.size() == 1) {
+        group_schedule(outputs[0], shapes[0], target);
+    } else {
+        for (size_t i = 0; i < outputs.size(); i++) {
+            if (outputs.size() > 1) outputs[i].compute_root();
+            schedule_elementwise(outputs[i], shapes[i], target);
+        }
+    }
+    result->pipeline = Pipeline(outputs);
+    result->pipeline.compile_jit(target);
+    result->compile_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    return result;
+}
+
+void run_group(GroupPipeline& p, const FusionGroup& group, const std::vector<Tensor>& tensors,
+               const Target& target) {
+    for (size_t i = 0; i < group.inputs.size(); i++)
+        if (p.params[i].defined()) p.params[i].set(buffer_view(tensors[group.inputs[i]]));
+    std::vector<Buffer<>> outputs;
+    bool empty = false;
+    for (int id : group.outputs) {
+        outputs.push_back(buffer_view(tensors[id]));
+        empty = empty || tensors[id].elements() == 0;
+    }
+    if (!empty) p.pipeline.realize(Realization(outputs), target);
+}
+
+}  // namespace tessera::graph

@@ -1,0 +1,33 @@
+#pragma once
+// Compiling a fused group into one Tessera pipeline.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "graph/fusion_group.h"
+#include "tessera/tessera.h"
+
+namespace tessera::graph {
+
+struct GroupPipeline {
+    Pipeline pipeline;
+    // One per input of the group, in order; undefined where the input is a one-element constant,
+    // which the definition holds as a literal.
+    std::vector<ImageParam> params;
+    double compile_ms = 0;
+};
+
+// What two groups that may share one compiled pipeline have in common: the ops, their
+// attributes and how they connect, the types and shapes, and the values of small constants.
+std::string group_signature(const Graph& g, const FusionGroup& group);
+
+// Defines the group's nodes as Funcs over ImageParams for its inputs, schedules them and compiles
+// the pipeline for target.
+std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& group, const Target& target);
+
+// Runs the pipeline on the group's inputs and into its outputs (tensors indexed by value id).
+void run_group(GroupPipeline& p, const FusionGroup& group, const std::vector<Tensor>& tensors,
+               const Target& target);
+
+}  // namespace tessera::graph

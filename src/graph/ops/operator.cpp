@@ -1,0 +1,93 @@
+#include "graph/ops/operator.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+namespace tessera::graph {
+
+int64_t TensorFunc::elements() const {
+    int64_t n = 1;
+    for (int64_t d : shape) n *= d;
+    return n;
+}
+
+Expr TensorFunc::operator()(const std::vector<Expr>& index) const {
+    TESSERA_INTERNAL_CHECK(int(index.size()) == rank())
+        << func.name() << " of rank " << rank() << " indexed with " << index.size() << " coordinates";
+    return func(std::vector<Expr>(index.rbegin(), index.rend()));
+}
+
+TensorFunc define_tensor(const std::string& name, Type type, const std::vector<int64_t>& shape,
+                         const std::function<Expr(const std::vector<Expr>&)>& value) {
+    std::vector<Var> vars;  // outermost first
+    for (size_t i = 0; i < shape.size(); i++) vars.emplace_back("d" + std::to_string(i));
+    std::vector<Expr> index(vars.begin(), vars.end());
+    Expr e = value(index);
+    if (e.type() != type) e = cast(type, e);
+    Func f(name);
+    f(std::vector<Var>(vars.rbegin(), vars.rend())) = e;
+    return TensorFunc{f, type, shape};
+}
+
+const TensorFunc& OpContext::input(int i) const {
+    if (!has_input(i)) TESSERA_GRAPH_ERROR(*this) << "input " << i << " is required but missing.";
+    return inputs[i];
+}
+
+const Tensor& OpContext::constant_input(int i, const char* what) const {
+    input(i);
+    if (!constant_data[i]) {
+        TESSERA_GRAPH_ERROR(*this) << "input " << i << " (" << what
+                                   << ") must be a constant, or computable from constants and shapes at "
+                                      "compile time; it depends on the model's inputs.";
+    }
+    return *constant_data[i];
+}
+
+std::string OpContext::where() const { return "node " + node.name + " (" + node.op + ")"; }
+
+std::string OpContext::func_name(const std::string& suffix) const {
+    std::string name = node.name.empty() ? node.op : node.name;
+    for (char& c : name)
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "n" + name;
+    return suffix.empty() ? name : name + "_" + suffix;
+}
+
+namespace {
+
+std::map<std::string, OperatorInfo>& registry() {
+    static std::map<std::string, OperatorInfo> operators;
+    return operators;
+}
+
+void register_all() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        register_elementwise_operators();
+        register_activation_operators();
+    });
+}
+
+}  // namespace
+
+void register_operator(OperatorInfo info) {
+    const std::string name = info.name;
+    registry().emplace(name, std::move(info));
+}
+
+const OperatorInfo* find_operator(const std::string& op_type) {
+    register_all();
+    auto it = registry().find(op_type);
+    return it == registry().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> supported_operators() {
+    register_all();
+    std::vector<std::string> names;
+    for (const auto& [name, info] : registry()) names.push_back(name);
+    return names;
+}
+
+}  // namespace tessera::graph

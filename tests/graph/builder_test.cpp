@@ -1,0 +1,85 @@
+// Graphs built with graph::Builder: printing, compiling and running elementwise models.
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+
+#include "tessera/graph.h"
+
+using namespace tessera;
+using namespace tessera::graph;
+
+namespace {
+
+Tensor random_tensor(std::vector<int64_t> shape, uint32_t seed) {
+    Tensor t(Float(32), std::move(shape));
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
+    float* p = t.data<float>();
+    for (int64_t i = 0; i < t.elements(); i++) p[i] = dist(rng);
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("a built graph prints its inputs, nodes and outputs") {
+    Builder b;
+    int x = b.input("x", Float(32), {"N", 3});
+    int y = b.relu(b.add(x, b.constant(Tensor::from<float>({3}, {1, 2, 3}), "bias")));
+    b.output(y, "y");
+    CHECK(b.build().to_string() ==
+          "input x: float32[N,3]\n"
+          "constant bias: float32[3]\n"
+          "t1: float32[?] = Add(x, bias)\n"
+          "y: float32[?] = Relu(t1)\n"
+          "output y\n");
+}
+
+TEST_CASE("an elementwise model with broadcasting computes what plain C++ computes") {
+    Builder b;
+    int x = b.input("x", Float(32), {"N", 5, 7});
+    int bias = b.constant(Tensor::from<float>({5, 1}, {1, -2, 3, -4, 5}));
+    int y = b.mul(b.sigmoid(b.add(x, bias)), x);
+    b.output(y, "y");
+    for (bool fuse : {false, true}) {
+        CompileOptions options;
+        options.input_shapes = {{"N", {3}}};
+        options.fuse = fuse;
+        CompiledModel model = compile(b.build(), get_host_target(), options);
+        CHECK(model.groups() == (fuse ? 1 : 3));
+        Tensor in = random_tensor({3, 5, 7}, 7);
+        Tensor out = model.run({{"x", in}}).at("y");
+        REQUIRE(out.shape() == std::vector<int64_t>{3, 5, 7});
+        const float biases[] = {1, -2, 3, -4, 5};
+        for (int n = 0; n < 3; n++)
+            for (int c = 0; c < 5; c++)
+                for (int w = 0; w < 7; w++) {
+                    const int64_t i = (n * 5 + c) * 7 + w;
+                    const float v = in.data<float>()[i];
+                    const float expected = v / (1 + std::exp(-(v + biases[c])));
+                    CHECK_MESSAGE(std::abs(out.data<float>()[i] - expected) < 1e-5f,
+                                  "at " << n << "," << c << "," << w);
+                }
+    }
+}
+
+TEST_CASE("a model's input of the wrong shape is a RuntimeError naming the input") {
+    Builder b;
+    int x = b.input("x", Float(32), {4});
+    b.output(b.relu(x), "y");
+    CompiledModel model = compile(b.build(), get_host_target());
+    CHECK_THROWS_WITH_AS(model.run({{"x", Tensor(Float(32), {5})}}),
+                         doctest::Contains("input x is float32[5]; the model was compiled for float32[4]"),
+                         RuntimeError);
+    CHECK_THROWS_WITH_AS(model.run({}), doctest::Contains("input x is not given"), RuntimeError);
+}
+
+TEST_CASE("an unknown operator is a CompileError naming the node and listing what is supported") {
+    Builder b;
+    int x = b.input("x", Float(32), {4});
+    b.output(b.op1("Frobnicate", {x}), "y");
+    CHECK_THROWS_WITH_AS(compile(b.build(), get_host_target()),
+                         doctest::Contains("the operator Frobnicate is not supported. Supported operators:"),
+                         CompileError);
+}
