@@ -24,6 +24,13 @@
 
 namespace tessera::graph {
 
+// What a model asks for that the graph layer does not support (an operator, an attribute value,
+// an element type): a CompileError that names the node and says what is supported.
+class UnsupportedError : public CompileError {
+public:
+    explicit UnsupportedError(const std::string& message) : CompileError(message) {}
+};
+
 // A tensor on the host: an element type, a shape and dense row-major data, shared by copies.
 class Tensor {
 public:

@@ -9,8 +9,8 @@ const OperatorInfo& operator_of(const Node& node) {
     if (!info) {
         std::ostringstream list;
         for (const std::string& name : supported_operators()) list << " " << name;
-        TESSERA_USER_ERROR << "node " << node.name << ": the operator " << node.op
-                           << " is not supported. Supported operators:" << list.str();
+        TESSERA_UNSUPPORTED << "node " << node.name << ": the operator " << node.op
+                            << " is not supported. Supported operators:" << list.str();
     }
     const int n = int(node.inputs.size());
     if (n < info->min_inputs || n > info->max_inputs) {
@@ -28,7 +28,7 @@ const OperatorInfo& operator_of(const Node& node) {
 OpResult define_node(const Graph& g, const Node& node, const std::vector<TensorFunc>& inputs,
                      const Target& target) {
     const OperatorInfo& info = operator_of(node);
-    OpContext ctx{node, inputs, {}, target};
+    OpContext ctx{node, g.opset, inputs, {}, target};
     for (int id : node.inputs)
         ctx.constant_data.push_back(id >= 0 && g.values[id].constant.defined() ? &g.values[id].constant
                                                                                : nullptr);

@@ -121,8 +121,8 @@ void register_cast() {
                            const int64_t to = ctx.attributes().get_int("to", 0);
                            std::optional<Type> t = type_of_onnx_data_type(to);
                            if (!t)
-                               TESSERA_GRAPH_ERROR(ctx) << "casting to " << onnx_data_type_name(to)
-                                                        << " is not supported (numbers and bool are).";
+                               TESSERA_GRAPH_UNSUPPORTED(ctx) << "casting to " << onnx_data_type_name(to)
+                                                              << " is not supported (numbers and bool are).";
                            return cast_to(ctx, *t);
                        }});
     register_operator({"CastLike", OpKind::Elementwise, 2, 2,

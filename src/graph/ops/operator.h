@@ -40,6 +40,7 @@ enum class OpKind {
 // The arguments of an operator's definition.
 struct OpContext {
     const Node& node;
+    int opset;                                 // of the model's default domain
     std::vector<TensorFunc> inputs;            // undefined Func for an optional input left out
     std::vector<const Tensor*> constant_data;  // the input's value when it is a constant, else null
     Target target;
@@ -87,5 +88,8 @@ void register_activation_operators();
 
 // A CompileError naming the node: TESSERA_GRAPH_ERROR(ctx) << "what is wrong";
 #define TESSERA_GRAPH_ERROR(ctx) TESSERA_USER_ERROR << (ctx).where() << ": "
+// An UnsupportedError naming the node: TESSERA_GRAPH_UNSUPPORTED(ctx) << "what is not supported";
+#define TESSERA_UNSUPPORTED ::tessera::util::ErrorStream<::tessera::graph::UnsupportedError>("Error: ")
+#define TESSERA_GRAPH_UNSUPPORTED(ctx) TESSERA_UNSUPPORTED << (ctx).where() << ": "
 
 }  // namespace tessera::graph

@@ -1,0 +1,23 @@
+#pragma once
+// The options of tessera-onnx's commands.
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tessera_onnx {
+
+struct Options {
+    std::vector<std::string> positional;                 // the model, or test folders
+    std::map<std::string, std::string> inputs;           // --input NAME=FILE.pb
+    std::map<std::string, std::vector<int64_t>> shapes;  // --shape NAME=1x3x640x640
+    std::vector<std::string> keep;                       // --keep NAME
+    std::string output_dir = ".";                        // --output-dir DIR
+    int time_runs = 0;                                   // --time N
+    bool verbose = false;                                // --verbose: compile times per pass and group
+};
+
+// Parses argv from its first option on; a bad option throws std::invalid_argument with a message.
+Options parse_options(int argc, char** argv, int first);
+
+}  // namespace tessera_onnx

@@ -1,0 +1,12 @@
+#pragma once
+// tessera-onnx's commands; each returns the process's exit status.
+
+#include "command_line.h"
+
+namespace tessera_onnx {
+
+int run_command(const Options& options);   // run MODEL.onnx --input NAME=FILE.pb ... --output-dir DIR
+int test_command(const Options& options);  // test DIR...
+int info_command(const Options& options);  // info MODEL.onnx [--shape NAME=SHAPE]
+
+}  // namespace tessera_onnx
