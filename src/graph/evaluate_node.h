@@ -8,7 +8,8 @@
 
 namespace tessera::graph {
 
-// The values of node's outputs. Every input of node must be a constant of g (or left out).
+// The values of node's outputs. Every input of node must be a constant of g (or left out), except
+// for operators that read only their inputs' shapes.
 std::vector<Tensor> evaluate_node(const Graph& g, const Node& node, const Target& target);
 
 }  // namespace tessera::graph

@@ -67,6 +67,15 @@ void register_all() {
     std::call_once(once, [] {
         register_elementwise_operators();
         register_activation_operators();
+        register_convolution_operators();
+        register_matrix_product_operators();
+        register_reduction_operators();
+        register_softmax_operators();
+        register_normalization_operators();
+        register_shape_operators();
+        register_data_movement_operators();
+        register_pooling_operators();
+        register_resize_operators();
     });
 }
 

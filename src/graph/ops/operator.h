@@ -74,6 +74,9 @@ struct OperatorInfo {
     int min_inputs;
     int max_inputs;
     std::function<OpResult(const OpContext&)> define;
+    // Its outputs depend only on its inputs' types and shapes (Shape, Size), so shape inference
+    // always computes them at compile time.
+    bool shape_only = false;
 };
 
 // The operator named by an ONNX op type, or null.
@@ -85,6 +88,15 @@ std::vector<std::string> supported_operators();
 void register_operator(OperatorInfo info);
 void register_elementwise_operators();
 void register_activation_operators();
+void register_convolution_operators();     // Conv, ConvTranspose
+void register_matrix_product_operators();  // Gemm, MatMul
+void register_reduction_operators();       // Reduce*, ArgMax, ArgMin
+void register_softmax_operators();         // Softmax, LogSoftmax, Hardmax
+void register_normalization_operators();   // BatchNormalization, InstanceNormalization, LayerNormalization
+void register_shape_operators();           // Shape, Size, Reshape, Flatten, Squeeze, Unsqueeze, Constant, ...
+void register_data_movement_operators();   // Transpose, Concat, Split, Slice, Gather, Expand, Tile, Pad, ...
+void register_pooling_operators();         // GlobalAveragePool, GlobalMaxPool, AveragePool, MaxPool
+void register_resize_operators();          // Resize, Upsample
 
 // A CompileError naming the node: TESSERA_GRAPH_ERROR(ctx) << "what is wrong";
 #define TESSERA_GRAPH_ERROR(ctx) TESSERA_USER_ERROR << (ctx).where() << ": "

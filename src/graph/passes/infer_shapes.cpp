@@ -19,7 +19,8 @@ void set_static_shape(Value& v, Type type, const std::vector<int64_t>& shape) {
 }
 
 void infer_node(Graph& g, const Node& node, const Target& target) {
-    if (all_inputs_constant(g, node) && operator_of(node).kind != OpKind::Anchor) {
+    const OperatorInfo& op = operator_of(node);
+    if (op.shape_only || (all_inputs_constant(g, node) && op.kind != OpKind::Anchor)) {
         std::vector<Tensor> values = evaluate_node(g, node, target);
         for (size_t i = 0; i < node.outputs.size(); i++) {
             Value& v = g.values[node.outputs[i]];
