@@ -14,7 +14,7 @@
 namespace tessera::graph {
 namespace {
 
-constexpr int64_t min_opset = 7, max_opset = 18;
+constexpr int64_t min_opset = 6, max_opset = 18;
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
