@@ -204,6 +204,10 @@ private:
 struct CompileOptions {
     // The size of each named symbolic dimension, or the whole shape of an input by its name.
     std::map<std::string, std::vector<int64_t>> input_shapes;
+    // Inputs whose values are fixed when the model is compiled, as constants: inputs that give
+    // shapes, axes or pads, which operators need at compile time. run() checks that it is given
+    // the same values.
+    std::map<std::string, Tensor> input_values;
     // Values kept as outputs of their own, for comparing runtimes op by op (by value name).
     std::vector<std::string> keep;
     bool fuse = true;         // operator fusion into groups

@@ -1,4 +1,6 @@
+#include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -22,6 +24,7 @@ public:
     Graph graph;
     Target target;
     std::vector<CompiledGroup> groups;
+    std::map<std::string, Tensor> fixed_inputs;  // CompileOptions::input_values
     std::vector<Tensor> tensors;  // by value id: constants, and a buffer for every computed value
     MemoryPlan memory_plan;
     Tensor arena;
@@ -31,6 +34,15 @@ public:
 };
 
 namespace {
+
+// An input fixed at compile time may be given again, with the same value.
+void check_fixed_input(const std::string& name, const Tensor& fixed, const Tensor& given) {
+    const bool same = given.defined() && given.type() == fixed.type() && given.shape() == fixed.shape() &&
+                      std::memcmp(given.data(), fixed.data(), fixed.bytes()) == 0;
+    if (!same)
+        TESSERA_RUNTIME_ERROR << "input " << name << " was fixed to another value when the model was compiled; "
+                              << "compile the model again with this value.";
+}
 
 void check_input(const Value& v, const Tensor& t) {
     const std::vector<int64_t> shape = static_shape(v);
@@ -48,6 +60,7 @@ std::shared_ptr<CompiledModelContents> build(const Graph& g, const Target& targe
     auto m = std::make_shared<CompiledModelContents>();
     m->graph = optimize(g, target, options);
     m->target = target;
+    m->fixed_inputs = options.input_values;
     const std::vector<FusionGroup> groups = timed(print, "pass fuse operators", [&] {
         return options.fuse ? fuse_operators(m->graph) : one_group_per_node(m->graph);
     });
@@ -102,6 +115,11 @@ std::map<std::string, Tensor> CompiledModel::run(const std::map<std::string, Ten
         m.tensors[id] = it->second;
     }
     for (const auto& [name, t] : inputs) {
+        auto fixed = m.fixed_inputs.find(name);
+        if (fixed != m.fixed_inputs.end()) {
+            check_fixed_input(name, fixed->second, t);
+            continue;
+        }
         const int id = m.graph.find_value(name);
         if (id < 0 || std::find(m.graph.inputs.begin(), m.graph.inputs.end(), id) == m.graph.inputs.end())
             TESSERA_RUNTIME_ERROR << "the model has no input named " << name << ".";

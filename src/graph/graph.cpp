@@ -1,5 +1,6 @@
 #include <sstream>
 
+#include "graph/attribute_text.h"
 #include "tessera/graph.h"
 #include "util/error_stream.h"
 
@@ -19,33 +20,6 @@ std::string shape_text(const Value& v) {
     }
     out << "]";
     return out.str();
-}
-
-template <typename T>
-void print_list(std::ostream& out, const std::vector<T>& xs) {
-    out << "[";
-    for (size_t i = 0; i < xs.size(); i++) out << (i ? "," : "") << xs[i];
-    out << "]";
-}
-
-void print_attribute(std::ostream& out, const Attribute& a) {
-    std::visit(
-        [&](const auto& v) {
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, Tensor>)
-                out << describe(v);
-            else if constexpr (std::is_same_v<T, std::string>)
-                out << '"' << v << '"';
-            else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-                out << "[";
-                for (size_t i = 0; i < v.size(); i++) out << (i ? "," : "") << '"' << v[i] << '"';
-                out << "]";
-            } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, float>)
-                out << v;
-            else
-                print_list(out, v);
-        },
-        a);
 }
 
 }  // namespace
@@ -77,8 +51,7 @@ std::string Graph::to_string() const {
             out << " {";
             bool first = true;
             for (const auto& [name, a] : n.attributes.all()) {
-                out << (first ? "" : ", ") << name << "=";
-                print_attribute(out, a);
+                out << (first ? "" : ", ") << name << "=" << attribute_text(a);
                 first = false;
             }
             out << "}";

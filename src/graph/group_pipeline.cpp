@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "graph/attribute_text.h"
 #include "graph/define_node.h"
 #include "graph/ops/default_schedules.h"
 
@@ -45,10 +46,8 @@ std::string group_signature(const Graph& g, const FusionGroup& group) {
         slot[group.inputs[i]] = "in" + std::to_string(i);
         out << "in" << i << ":";
         print_shape(out, v);
-        if (v.constant.defined() && v.constant.elements() <= signature_constant_limit) {
-            out << "=";
-            for (double d : v.constant.to_doubles()) out << d << ",";
-        }
+        if (v.constant.defined() && v.constant.elements() <= signature_constant_limit)
+            out << "=" << tensor_values_text(v.constant);
         out << ";";
     }
     int next = 0;
@@ -63,24 +62,7 @@ std::string group_signature(const Graph& g, const FusionGroup& group) {
         out << "=" << node.op << "(";
         for (int id : node.inputs) out << (id < 0 ? "_" : slot.at(id)) << ",";
         out << ")";
-        for (const auto& [name, a] : node.attributes.all()) {
-            std::ostringstream text;
-            std::visit(
-                [&](const auto& x) {
-                    using T = std::decay_t<decltype(x)>;
-                    if constexpr (std::is_same_v<T, Tensor>) {
-                        text << describe(x) << "=";
-                        for (double d : x.to_doubles()) text << d << ",";
-                    } else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, float> ||
-                                         std::is_same_v<T, std::string>) {
-                        text << x;
-                    } else {
-                        for (const auto& e : x) text << e << ",";
-                    }
-                },
-                a);
-            out << name << "=" << text.str() << ";";
-        }
+        out << attributes_key(node.attributes);
         out << "\n";
     }
     for (int id : group.outputs) out << "out " << slot.at(id) << ";";

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "commands.h"
+#include "compile_time_inputs.h"
 #include "tessera/onnx.h"
 
 namespace tessera_onnx {
@@ -39,6 +40,7 @@ int run_command(const Options& o) {
     for (const auto& [name, file] : o.inputs) {
         inputs[name] = read_tensor_proto(file);
         if (!options.input_shapes.count(name)) options.input_shapes[name] = inputs[name].shape();
+        if (is_compile_time_input(inputs[name])) options.input_values[name] = inputs[name];
     }
     CompiledModel model = compile(g, tessera::get_host_target(), options);
     std::map<std::string, Tensor> outputs = model.run(inputs);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "commands.h"
+#include "compile_time_inputs.h"
 #include "compare_tensors.h"
 #include "tessera/onnx.h"
 
@@ -60,6 +61,7 @@ std::string run_data_set(const Graph& g, const fs::path& set) {
             name = g.values[g.inputs[i]].name;
         }
         options.input_shapes[name] = t.shape();
+        if (is_compile_time_input(t)) options.input_values[name] = t;
         inputs[name] = t;
     }
     CompiledModel model = compile(g, tessera::get_host_target(), options);

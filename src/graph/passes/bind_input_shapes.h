@@ -12,4 +12,8 @@ namespace tessera::graph {
 // one-element entry). A dimension left unknown is a CompileError saying how to give it.
 Graph bind_input_shapes(const Graph& g, const std::map<std::string, std::vector<int64_t>>& shapes);
 
+// Turns the inputs named in values into constants holding those values (of the input's type and
+// shape), so that operators can read them at compile time.
+Graph bind_input_values(const Graph& g, const std::map<std::string, Tensor>& values);
+
 }  // namespace tessera::graph

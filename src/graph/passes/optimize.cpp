@@ -6,8 +6,11 @@
 
 #include "graph/pass_timer.h"
 #include "graph/passes/bind_input_shapes.h"
+#include "graph/passes/eliminate_common_subexpressions.h"
 #include "graph/passes/eliminate_dead_nodes.h"
+#include "graph/passes/fold_batch_norm.h"
 #include "graph/passes/infer_shapes.h"
+#include "graph/passes/simplify_inference.h"
 #include "util/error_stream.h"
 
 namespace tessera::graph {
@@ -36,8 +39,14 @@ Graph optimize(const Graph& input, const Target& target, const CompileOptions& o
     const bool print = graph_timing_requested(options.time_passes);
     auto pass = [&](const char* name, auto&& f) { return timed(print, std::string("pass ") + name, f); };
     Graph g = mark_kept_values(input, options.keep);
+    g = pass("bind input values", [&] { return bind_input_values(g, options.input_values); });
     g = pass("bind input shapes", [&] { return bind_input_shapes(g, options.input_shapes); });
     g = pass("infer shapes and fold constants", [&] { return infer_shapes(g, target); });
+    g = pass("eliminate dead nodes", [&] { return eliminate_dead_nodes(g); });
+    g = pass("fold batch norm into conv", [&] { return fold_batch_norm(g); });
+    g = pass("simplify inference", [&] { return simplify_inference(g); });
+    g = pass("infer shapes of the new nodes", [&] { return infer_shapes(g, target); });
+    g = pass("eliminate common subexpressions", [&] { return eliminate_common_subexpressions(g); });
     g = pass("eliminate dead nodes", [&] { return eliminate_dead_nodes(g); });
     return g;
 }
