@@ -61,6 +61,8 @@ Options parse_options(int argc, char** argv, int first) {
                 o.time_runs = -1;
             }
             if (o.time_runs < 0) throw std::invalid_argument("--time takes a number of runs, not " + n);
+        } else if (arg == "--report") {
+            o.report = value();
         } else if (arg == "--verbose") {
             o.verbose = true;
         } else if (arg.rfind("--", 0) == 0) {

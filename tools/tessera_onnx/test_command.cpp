@@ -1,11 +1,13 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 #include "commands.h"
-#include "compile_time_inputs.h"
 #include "compare_tensors.h"
+#include "compile_time_inputs.h"
+#include "conformance_report.h"
 #include "tessera/onnx.h"
 
 namespace tessera_onnx {
@@ -13,8 +15,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace tessera::graph;
-
-enum class Outcome { Passed, Failed, Unsupported };
 
 // The folders holding model.onnx: dir itself, or those directly inside it, in name order.
 std::vector<fs::path> test_cases(const fs::path& dir) {
@@ -81,9 +81,20 @@ std::string run_data_set(const Graph& g, const fs::path& set) {
 
 std::string first_line(const std::string& s) { return s.substr(0, s.find('\n')); }
 
-Outcome run_case(const fs::path& dir, std::string& detail) {
+// The model's operators, sorted and unique, joined by +.
+std::string operators_of(const Graph& g) {
+    std::set<std::string> ops;
+    for (const Node& n : g.nodes) ops.insert(n.op);
+    std::string text;
+    for (const std::string& op : ops) text += (text.empty() ? "" : "+") + op;
+    return text.empty() ? "(no nodes)" : text;
+}
+
+Outcome run_case(const fs::path& dir, std::string& detail, std::string& ops) {
+    ops = "?";
     try {
         const Graph g = load_onnx((dir / "model.onnx").string());
+        ops = operators_of(g);
         for (const fs::path& set : data_sets(dir)) {
             detail = run_data_set(g, set);
             if (!detail.empty()) {
@@ -106,19 +117,20 @@ Outcome run_case(const fs::path& dir, std::string& detail) {
 int test_command(const Options& o) {
     if (o.positional.empty()) throw std::invalid_argument("test takes one or more folders");
     int counts[3] = {0, 0, 0};
+    std::vector<CaseResult> results;
     for (const std::string& dir : o.positional) {
         for (const fs::path& c : test_cases(dir)) {
-            std::string detail;
-            const Outcome outcome = run_case(c, detail);
+            std::string detail, ops;
+            const Outcome outcome = run_case(c, detail, ops);
             counts[int(outcome)]++;
-            const char* word = outcome == Outcome::Passed   ? "passed"
-                               : outcome == Outcome::Failed ? "failed"
-                                                            : "unsupported";
-            std::printf("%s: %s%s%s\n", c.filename().c_str(), word, detail.empty() ? "" : ": ",
-                        detail.c_str());
+            std::printf("%s: %s%s%s\n", c.filename().c_str(), outcome_word(outcome),
+                        detail.empty() ? "" : ": ", detail.c_str());
             std::fflush(stdout);
+            const std::string folder = c.parent_path().filename().string() + "/" + c.filename().string();
+            results.push_back({folder, ops, outcome, detail});
         }
     }
+    if (!o.report.empty()) write_conformance_report(results, o.report);
     std::printf("%d passed, %d failed, %d unsupported\n", counts[0], counts[1], counts[2]);
     return counts[1] == 0 ? 0 : 1;
 }

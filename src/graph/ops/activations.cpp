@@ -64,6 +64,15 @@ OpResult clip(const OpContext& ctx) {
 OpResult prelu(const OpContext& ctx) {
     const TensorFunc& x = ctx.input(0);
     const TensorFunc& slope = ctx.input(1);
+    // Before opset 7 a slope of one value per channel applied along dimension 1.
+    if (ctx.opset < 7 && slope.rank() == 1 && x.rank() >= 2 && slope.shape[0] == x.shape[1] &&
+        slope.shape[0] != 1) {
+        TensorFunc out = define_tensor(ctx.func_name(), x.type, x.shape, [&](const std::vector<Expr>& i) {
+            Expr v = x(i);
+            return select(v < constant_like(v, 0), slope({i[1]}) * v, v);
+        });
+        return {{out}, {}};
+    }
     const std::vector<int64_t> shape = broadcast_shapes(ctx, {x.shape, slope.shape});
     if (shape != x.shape) TESSERA_GRAPH_ERROR(ctx) << "the slope must broadcast to the shape of x.";
     TensorFunc out = define_tensor(ctx.func_name(), x.type, x.shape, [&](const std::vector<Expr>& i) {
