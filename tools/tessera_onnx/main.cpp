@@ -23,6 +23,8 @@ const char* usage =
     "      with rtol 1e-3 and atol 1e-4 for floats and exactly for integers and bools.\n"
     "  tessera-onnx info MODEL.onnx [--shape NAME=1x3x640x640]\n"
     "      prints the optimized graph, its fusion groups and its memory plan.\n"
+    "  tessera-onnx compare A.pb B.pb\n"
+    "      prints the largest absolute difference of two tensors, and whether they match as test does.\n"
     "  --verbose prints the time of every graph pass and group compilation.\n";
 
 }  // namespace
@@ -38,6 +40,7 @@ int main(int argc, char** argv) {
         if (command == "run") return tessera_onnx::run_command(options);
         if (command == "test") return tessera_onnx::test_command(options);
         if (command == "info") return tessera_onnx::info_command(options);
+        if (command == "compare") return tessera_onnx::compare_command(options);
         std::fprintf(stderr, "tessera-onnx: unknown command %s\n%s", command.c_str(), usage);
         return 2;
     } catch (const std::invalid_argument& e) {
