@@ -4,6 +4,8 @@
 //   node scripts/onnxruntime_reference.js MODEL.onnx OUT_DIR NAME=INPUT.pb... [--keep NAME]...
 //        [--keep-sigmoid-input] [--threads N] [--time N]
 //
+// NAME=random:1x3x640x640:SEED makes a float32 input of that shape, uniform in [-2, 2) from a
+// seeded generator, and writes it to OUT_DIR/inputs/NAME.pb so that another runtime can read it.
 // --keep NAME also writes the intermediate value NAME (it becomes an output of the model);
 // --keep-sigmoid-input keeps the input of every Sigmoid that produces an output of the model (a
 // detector's pre-sigmoid values). --time N runs N more times and prints the median time in ms.
@@ -32,6 +34,19 @@ function readTensor(file) {
   const bytes = Buffer.from(p.rawData);
   const data = new Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length));
   return new ort.Tensor(type, data, p.dims.map(Number));
+}
+
+// A float32 tensor from a seeded linear congruential generator: the same on every machine.
+function randomTensor(spec) {
+  const [, shapeText, seedText] = spec.split(':');
+  const dims = shapeText.split('x').map(Number);
+  const data = new Float32Array(dims.reduce((a, b) => a * b, 1));
+  let state = BigInt(seedText || 1);
+  for (let i = 0; i < data.length; i++) {
+    state = (state * 6364136223846793005n + 1442695040888963407n) & 0xffffffffffffffffn;
+    data[i] = Number(state >> 40n) / 2 ** 24 * 4 - 2;
+  }
+  return new ort.Tensor('float32', data, dims);
 }
 
 function writeTensor(tensor, name, file) {
@@ -66,7 +81,7 @@ function median(xs) {
 
 async function main() {
   const args = process.argv.slice(2);
-  const keep = [], inputs = {};
+  const keep = [], inputs = {}, randomInputs = [];
   let threads = 1, time = 0, keepSigmoidInput = false;
   const positional = [];
   for (let i = 0; i < args.length; i++) {
@@ -76,7 +91,8 @@ async function main() {
     else if (args[i] === '--time') time = Number(args[++i]);
     else if (args[i].includes('=')) {
       const [name, file] = args[i].split('=');
-      inputs[name] = readTensor(file);
+      inputs[name] = file.startsWith('random:') ? randomTensor(file) : readTensor(file);
+      if (file.startsWith('random:')) randomInputs.push(name);
     } else positional.push(args[i]);
   }
   if (positional.length !== 2) throw new Error('usage: MODEL.onnx OUT_DIR NAME=INPUT.pb... [options]');
@@ -86,7 +102,8 @@ async function main() {
     intraOpNumThreads: threads, interOpNumThreads: 1, executionMode: 'sequential',
   });
   const results = await session.run(inputs);
-  fs.mkdirSync(outDir, { recursive: true });
+  fs.mkdirSync(path.join(outDir, 'inputs'), { recursive: true });
+  for (const name of randomInputs) writeTensor(inputs[name], name, path.join(outDir, 'inputs', `${name}.pb`));
   for (const [name, tensor] of Object.entries(results)) {
     const file = path.join(outDir, name.replace(/[^A-Za-z0-9_.-]/g, '_') + '.pb');
     writeTensor(tensor, name, file);

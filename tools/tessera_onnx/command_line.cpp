@@ -61,6 +61,16 @@ Options parse_options(int argc, char** argv, int first) {
                 o.time_runs = -1;
             }
             if (o.time_runs < 0) throw std::invalid_argument("--time takes a number of runs, not " + n);
+        } else if (arg == "--rtol" || arg == "--atol") {
+            const std::string text = value();
+            size_t used = 0;
+            double x = -1;
+            try {
+                x = std::stod(text, &used);
+            } catch (const std::exception&) {
+            }
+            if (used != text.size() || !(x >= 0)) throw std::invalid_argument(arg + " takes a tolerance, not " + text);
+            (arg == "--rtol" ? o.rtol : o.atol) = x;
         } else if (arg == "--report") {
             o.report = value();
         } else if (arg == "--verbose") {

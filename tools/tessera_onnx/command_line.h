@@ -14,6 +14,7 @@ struct Options {
     std::vector<std::string> keep;                       // --keep NAME
     std::string output_dir = ".";                        // --output-dir DIR
     int time_runs = 0;                                   // --time N
+    double rtol = 1e-3, atol = 1e-4;                          // --rtol, --atol (compare)
     std::string report;                                  // --report FILE (test): results by operator
     bool verbose = false;                                // --verbose: compile times per pass and group
 };

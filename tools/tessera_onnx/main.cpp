@@ -23,8 +23,9 @@ const char* usage =
     "      with rtol 1e-3 and atol 1e-4 for floats and exactly for integers and bools.\n"
     "  tessera-onnx info MODEL.onnx [--shape NAME=1x3x640x640]\n"
     "      prints the optimized graph, its fusion groups and its memory plan.\n"
-    "  tessera-onnx compare A.pb B.pb\n"
-    "      prints the largest absolute difference of two tensors, and whether they match as test does.\n"
+    "  tessera-onnx compare A.pb B.pb [--rtol 1e-3] [--atol 1e-4]\n"
+    "      prints the largest absolute difference of two tensors, and whether they match within\n"
+    "      atol + rtol * |B| everywhere.\n"
     "  --verbose prints the time of every graph pass and group compilation.\n";
 
 }  // namespace
