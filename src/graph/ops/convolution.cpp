@@ -1,8 +1,8 @@
 // Conv and ConvTranspose over 1 to 3 spatial dimensions, with groups (depthwise included),
 // strides, dilations, pads and auto_pad.
 //
-// A convolution is two Funcs: `accumulators`, the bias and then a reduction over the group's input
-// channels and the kernel, and the operator's output, which reads it. The schedule computes the
+// A convolution is two Funcs: `accumulators`, a reduction over the group's input channels and the
+// kernel, and the operator's output, which adds the bias to it. The schedule computes the
 // accumulators per register tile of the Func the group realizes (the output itself, or the last of
 // an epilogue fused into it: bias, batch norm, activation, residual add), so that the tile stays
 // in registers across the whole reduction and is written once, as apps/conv_layer measured.
@@ -26,6 +26,24 @@ TensorFunc zero_padded(const OpContext& ctx, const TensorFunc& x, const ConvGeom
         }
         return select(inside, x(clamped), cast(x.type, 0));
     });
+}
+
+// The block of input channels innermost in the reduction: a vector of floats, as the blocked (NCHWc)
+// kernels of CPU libraries such as onnxruntime's order their sums, so that the rounding is close
+// to theirs; one channel (the plain order: channel, then kernel) where the block does not divide
+// the channels.
+int channel_block(const Target& target, int64_t in_per_group) {
+    const int lanes = target.natural_vector_size(Float(32));
+    return in_per_group % lanes == 0 ? lanes : 1;
+}
+
+// The reduction of one output element, innermost first: a channel in its block, the kernel's
+// dimensions (the last spatial one first), the block.
+RDom blocked_reduction(const OpContext& ctx, const ConvGeometry& g, int64_t in_per_group, int block) {
+    Region region{Range(0, block)};
+    for (int d = g.spatial_rank() - 1; d >= 0; d--) region.emplace_back(0, int(g.kernel[d]));
+    region.emplace_back(0, int(in_per_group / block));
+    return RDom(region, ctx.func_name("r"));
 }
 
 struct ConvFuncs {
@@ -104,8 +122,10 @@ OpResult conv(const OpContext& ctx) {
     const TensorFunc& x = ctx.input(0);
     const TensorFunc& w = ctx.input(1);
     check_conv_inputs(ctx, x, w, 0);
-    const ConvGeometry g = conv_geometry(ctx, x.shape, w.shape, /*transposed=*/false);
+    ConvGeometry g = conv_geometry(ctx, x.shape, w.shape, /*transposed=*/false);
     const int64_t in_per_group = w.shape[1], out_per_group = w.shape[0] / g.groups;
+    const int block = channel_block(ctx.target, in_per_group);
+    g.reduction = blocked_reduction(ctx, g, in_per_group, block);
     if (in_per_group * g.groups != x.shape[1])
         TESSERA_GRAPH_ERROR(ctx) << "the input has " << x.shape[1] << " channels; the weights expect "
                                  << in_per_group << " per group for " << g.groups << " groups.";
@@ -117,26 +137,26 @@ OpResult conv(const OpContext& ctx) {
 
     std::vector<int64_t> shape = g.output_shape;
     const int spatial = g.spatial_rank();
-    TensorFunc acc =
-        define_tensor(ctx.func_name("accumulators"), x.type, shape, [&](const std::vector<Expr>& i) {
-            return ctx.has_input(2) ? ctx.input(2)({i[1]}) : cast(x.type, 0);
-        });
+    TensorFunc acc = define_tensor(ctx.func_name("accumulators"), x.type, shape,
+                                   [&](const std::vector<Expr>&) { return cast(x.type, 0); });
     std::vector<Var> vars = acc.func.args();  // innermost first
     std::vector<Expr> index;                  // outermost first
     for (auto it = vars.rbegin(); it != vars.rend(); ++it) index.push_back(*it);
-    const RDom& r = g.reduction;  // kernel dims innermost first, then the group's input channels
-    const Expr group = index[1] / int(out_per_group);
-    const Expr in_channel = group * int(in_per_group) + r[spatial];
-    std::vector<Expr> input_at{index[0], in_channel}, weight_at{index[1], r[spatial]};
+    const RDom& r = g.reduction;  // a channel in its block, the kernel (innermost first), the block
+    const Expr channel = r[spatial + 1] * block + r[0];
+    const Expr in_channel = index[1] / int(out_per_group) * int(in_per_group) + channel;
+    std::vector<Expr> input_at{index[0], in_channel}, weight_at{index[1], channel};
     for (int d = 0; d < spatial; d++) {
-        const RVar k = r[spatial - 1 - d];
+        const RVar k = r[spatial - d];
         input_at.push_back(index[2 + d] * int(g.strides[d]) + k * int(g.dilations[d]) - int(g.pads_begin[d]));
         weight_at.push_back(k);
     }
     acc.func(std::vector<Expr>(vars.begin(), vars.end())) = fma(w(weight_at), padded(input_at), acc(index));
     funcs.accumulators = acc.func;
-    funcs.output =
-        define_tensor(ctx.func_name(), x.type, shape, [&](const std::vector<Expr>& i) { return acc(i); });
+    // The bias comes after the sum, as blocked kernels add it when they store.
+    funcs.output = define_tensor(ctx.func_name(), x.type, shape, [&](const std::vector<Expr>& i) {
+        return ctx.has_input(2) ? acc(i) + ctx.input(2)({i[1]}) : acc(i);
+    });
     const bool depthwise = in_per_group == 1 && out_per_group == 1;
     return {{funcs.output},
             [funcs, g, depthwise](const Func& out, const std::vector<int64_t>& s, const Target& t) {
@@ -165,10 +185,8 @@ OpResult conv_transpose(const OpContext& ctx) {
         one_tap = one_tap && g.kernel[d] == g.strides[d] && g.dilations[d] == 1 && g.pads_begin[d] == 0 &&
                   g.output_shape[2 + d] == x.shape[2 + d] * g.strides[d];
     RDom r = one_tap ? RDom(0, int(in_per_group), ctx.func_name("r")) : g.reduction;
-    TensorFunc acc =
-        define_tensor(ctx.func_name("accumulators"), x.type, g.output_shape, [&](const std::vector<Expr>& i) {
-            return ctx.has_input(2) ? ctx.input(2)({i[1]}) : cast(x.type, 0);
-        });
+    TensorFunc acc = define_tensor(ctx.func_name("accumulators"), x.type, g.output_shape,
+                                   [&](const std::vector<Expr>& i) { return cast(x.type, 0); });
     std::vector<Var> vars = acc.func.args();
     std::vector<Expr> index;
     for (auto it = vars.rbegin(); it != vars.rend(); ++it) index.push_back(*it);
@@ -190,11 +208,12 @@ OpResult conv_transpose(const OpContext& ctx) {
         input_at.push_back(clamp(in, 0, int(x.shape[2 + d]) - 1));
         weight_at.push_back(k);
     }
-    Expr term = w(weight_at) * x(input_at);
-    acc.func(std::vector<Expr>(vars.begin(), vars.end())) =
-        acc(index) + (one_tap ? term : select(valid, term, cast(x.type, 0)));
-    TensorFunc out = define_tensor(ctx.func_name(), x.type, g.output_shape,
-                                   [&](const std::vector<Expr>& i) { return acc(i); });
+    // A chain of fused multiply-adds over the input channels, as a matrix product computes it.
+    const Expr weight = one_tap ? w(weight_at) : select(valid, w(weight_at), cast(x.type, 0));
+    acc.func(std::vector<Expr>(vars.begin(), vars.end())) = fma(weight, x(input_at), acc(index));
+    TensorFunc out = define_tensor(ctx.func_name(), x.type, g.output_shape, [&](const std::vector<Expr>& i) {
+        return ctx.has_input(2) ? acc(i) + ctx.input(2)({i[1]}) : acc(i);
+    });
     Func accumulators = acc.func;
     return {{out}, [accumulators](const Func& output, const std::vector<int64_t>& shape, const Target& t) {
                 std::vector<Var> v = output.args();
