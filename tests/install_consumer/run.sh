@@ -11,3 +11,5 @@ cmake -S "$(dirname "$0")" -B "$scratch/build" -G Ninja -DCMAKE_BUILD_TYPE=Relea
   -DCMAKE_PREFIX_PATH="$scratch/prefix" > /dev/null
 cmake --build "$scratch/build" > /dev/null
 "$scratch/build/consumer"
+"$scratch/build/graph_consumer"
+"$scratch/prefix/bin/tessera-onnx" --help > /dev/null
