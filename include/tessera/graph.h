@@ -12,6 +12,7 @@
 // {N, C, H, W} is dense with W varying fastest.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "tessera/error.h"
+#include "tessera/func.h"
 #include "tessera/target.h"
 #include "tessera/type.h"
 
@@ -200,8 +202,22 @@ private:
     int next_name_ = 0;
 };
 
+// What a user's schedule for a fused group receives: the Func the group realizes (its Vars take
+// the innermost dimension first), its shape (outermost first), and every Func its operators
+// defined, by name: a node's output is named after the node (characters other than letters and
+// digits become _), its inner Funcs add a suffix (conv1_accumulators, conv1_padded).
+struct GroupScheduleContext {
+    Func output;
+    std::vector<int64_t> shape;
+    std::map<std::string, Func> funcs;
+    Target target;
+};
+using GroupSchedule = std::function<void(GroupScheduleContext&)>;
+
 // What compile() is asked for.
 struct CompileOptions {
+    // Schedules of the user's, by node name, replacing the schedule of the group the node is in.
+    std::map<std::string, GroupSchedule> schedules;
     // The size of each named symbolic dimension, or the whole shape of an input by its name.
     std::map<std::string, std::vector<int64_t>> input_shapes;
     // Inputs whose values are fixed when the model is compiled, as constants: inputs that give

@@ -40,7 +40,8 @@ void check_fixed_input(const std::string& name, const Tensor& fixed, const Tenso
     const bool same = given.defined() && given.type() == fixed.type() && given.shape() == fixed.shape() &&
                       std::memcmp(given.data(), fixed.data(), fixed.bytes()) == 0;
     if (!same)
-        TESSERA_RUNTIME_ERROR << "input " << name << " was fixed to another value when the model was compiled; "
+        TESSERA_RUNTIME_ERROR << "input " << name
+                              << " was fixed to another value when the model was compiled; "
                               << "compile the model again with this value.";
 }
 
@@ -66,12 +67,16 @@ std::shared_ptr<CompiledModelContents> build(const Graph& g, const Target& targe
     });
     std::map<std::string, std::shared_ptr<GroupPipeline>> by_signature;
     for (const FusionGroup& group : groups) {
-        const std::string signature = group_signature(m->graph, group);
+        const GroupSchedule user_schedule = user_schedule_of(m->graph, group, options);
+        // A group the user schedules shares its code with no other.
+        const std::string signature =
+            group_signature(m->graph, group) +
+            (user_schedule ? "user schedule " + std::to_string(&group - &groups[0]) : "");
         std::shared_ptr<GroupPipeline>& p = by_signature[signature];
         if (!p) {
             std::string name = "compile group";
             for (int n : group.nodes) name += " " + m->graph.nodes[n].op;
-            p = timed(print, name, [&] { return compile_group(m->graph, group, target); });
+            p = timed(print, name, [&] { return compile_group(m->graph, group, target, user_schedule); });
             m->compiled_pipelines++;
         }
         m->groups.push_back({group, p});

@@ -7,6 +7,8 @@
 #include "graph/attribute_text.h"
 #include "graph/define_node.h"
 #include "graph/ops/default_schedules.h"
+#include "lang/function.h"
+#include "lowering/environment.h"
 
 namespace tessera::graph {
 namespace {
@@ -69,7 +71,16 @@ std::string group_signature(const Graph& g, const FusionGroup& group) {
     return out.str();
 }
 
-std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& group, const Target& target) {
+GroupSchedule user_schedule_of(const Graph& g, const FusionGroup& group, const CompileOptions& options) {
+    for (int n : group.nodes) {
+        auto it = options.schedules.find(g.nodes[n].name);
+        if (it != options.schedules.end()) return it->second;
+    }
+    return {};
+}
+
+std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& group, const Target& target,
+                                             const GroupSchedule& user_schedule) {
     const auto start = std::chrono::steady_clock::now();
     auto result = std::make_shared<GroupPipeline>();
     std::map<int, TensorFunc> tensors;
@@ -107,7 +118,15 @@ std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& 
         outputs.push_back(t.func);
         shapes.push_back(t.shape);
     }
-    if (group_schedule && outputs.size() == 1) {
+    if (user_schedule) {
+        TESSERA_USER_CHECK(outputs.size() == 1)
+            << "a schedule was given for node " << g.nodes[group.nodes[0]].name << ", whose group has "
+            << outputs.size() << " outputs; schedules are for groups of one output.";
+        GroupScheduleContext context{outputs[0], shapes[0], {}, target};
+        for (const auto& f : lowering::pipeline_functions({outputs[0].function()}))
+            context.funcs[f->name] = Func(f);
+        user_schedule(context);
+    } else if (group_schedule && outputs.size() == 1) {
         group_schedule(outputs[0], shapes[0], target);
     } else {
         for (size_t i = 0; i < outputs.size(); i++) {

@@ -24,7 +24,12 @@ std::string group_signature(const Graph& g, const FusionGroup& group);
 
 // Defines the group's nodes as Funcs over ImageParams for its inputs, schedules them and compiles
 // the pipeline for target.
-std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& group, const Target& target);
+// A user's schedule (CompileOptions::schedules) for a node of the group replaces the operators'.
+std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& group, const Target& target,
+                                             const GroupSchedule& user_schedule = {});
+
+// The user's schedule for a node of the group, if any (the first node's first).
+GroupSchedule user_schedule_of(const Graph& g, const FusionGroup& group, const CompileOptions& options);
 
 // Runs the pipeline on the group's inputs and into its outputs (tensors indexed by value id).
 void run_group(GroupPipeline& p, const FusionGroup& group, const std::vector<Tensor>& tensors,
