@@ -37,10 +37,19 @@ OpResult broadcast_elementwise(const OpContext& ctx, const Combine& combine,
     return {{out}, {}};
 }
 
+// Before opset 7, binary operators broadcast only where the attribute broadcast was 1, aligning the
+// second input at axis: not numpy's rule, and not supported beyond numpy's case.
+void check_legacy_broadcast(const OpContext& ctx) {
+    if (ctx.opset < 7 && ctx.attributes().has("axis") && ctx.attributes().get_int("broadcast", 0) != 0)
+        TESSERA_GRAPH_UNSUPPORTED(ctx) << "broadcasting along axis " << ctx.attributes().get_int("axis", 0)
+                                       << " (opset " << ctx.opset << ") is not supported; numpy broadcasting is.";
+}
+
 void elementwise(const std::string& name, int min_inputs, int max_inputs, Combine combine,
                  bool same_types = true) {
     register_operator(
         {name, OpKind::Elementwise, min_inputs, max_inputs, [combine, same_types](const OpContext& ctx) {
+             check_legacy_broadcast(ctx);
              if (same_types) check_same_types(ctx);
              return broadcast_elementwise(ctx, combine);
          }});
