@@ -65,6 +65,9 @@ struct OpResult {
     // output itself when the operator ends the group alone, or an elementwise consumer fused
     // into it. Empty for operators that need nothing beyond the group's default schedule.
     std::function<void(const Func& group_output, const std::vector<int64_t>& shape, const Target&)> schedule;
+    // The outputs' values, where the definition knows them without computing anything (Constant):
+    // constant folding takes them as they are instead of compiling the Funcs.
+    std::vector<Tensor> known_values;
 };
 
 // The definition, the kind, and the checks that apply before definition.

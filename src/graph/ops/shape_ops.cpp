@@ -242,7 +242,7 @@ OpResult constant(const OpContext& ctx) {
         TESSERA_GRAPH_ERROR(ctx) << "has no value (one of the attributes value, value_float, value_floats, "
                                     "value_int, value_ints).";
     }
-    return {{constant_tensor(ctx, value)}, {}};
+    return {{constant_tensor(ctx, value)}, {}, {value}};
 }
 
 // A shape given as a tensor of sizes: every size must be 0 or more.
