@@ -18,7 +18,7 @@ build_dir="${TESSERA_BUILD_DIR:-build}"
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_BENCHMARKS=ON >/dev/null
 cmake --build "$build_dir" --target benchmarks
 
-per_thread_count=" matmul_benchmark conv_layer_benchmark low_precision_benchmark "
+per_thread_count=" matmul_benchmark conv_layer_benchmark low_precision_benchmark ocr_benchmark "
 cores=$(nproc)
 thread_counts="${TESSERA_BENCHMARK_THREADS:-$( [ "$cores" -gt 1 ] && echo "1 $cores" || echo 1 )}"
 
