@@ -21,8 +21,9 @@ int compare_command(const Options& o) {
     double max_error = 0;
     for (size_t i = 0; i < x.size(); i++) max_error = std::max(max_error, std::abs(x[i] - y[i]));
     const Comparison c = compare_tensors(a, b, o.rtol, o.atol);
-    std::printf("%s: max absolute difference %.3g over %zu elements; %s\n", describe(a).c_str(), max_error,
-                x.size(), c.matches ? "within rtol 1e-3, atol 1e-4" : c.worst.c_str());
+    std::printf("%s: max absolute difference %.3g over %zu elements; %s (rtol %g, atol %g)\n",
+                describe(a).c_str(), max_error, x.size(), c.matches ? "within tolerance" : c.worst.c_str(),
+                o.rtol, o.atol);
     return c.matches ? 0 : 1;
 }
 
