@@ -10,9 +10,7 @@ using namespace tessera;
 
 // PaddleOCR's rounding of each side to a multiple of 32, after scaling the longest side down to
 // limit_side when it is longer.
-int detector_side(int side, double ratio) {
-    return std::max(int(std::lround(side * ratio / 32.0)) * 32, 32);
-}
+int detector_side(int side, double ratio) { return std::max(int(std::lround(side * ratio / 32.0)) * 32, 32); }
 
 }  // namespace
 
@@ -30,7 +28,8 @@ DetectionInput make_detection_input(const Buffer<uint8_t>& image, int limit_side
     // Bilinear with pixel centers aligned, as OpenCV's INTER_LINEAR, rounded to 8 bits as its
     // 8-bit output is.
     const float sx = float(w) / out_w, sy = float(h) / out_h;
-    Expr fx = max((cast<float>(x) + 0.5f) * sx - 0.5f, 0.0f), fy = max((cast<float>(y) + 0.5f) * sy - 0.5f, 0.0f);
+    Expr fx = max((cast<float>(x) + 0.5f) * sx - 0.5f, 0.0f),
+         fy = max((cast<float>(y) + 0.5f) * sy - 0.5f, 0.0f);
     Expr x0 = cast<int>(floor(fx)), y0 = cast<int>(floor(fy));
     Expr ax = fx - cast<float>(x0), ay = fy - cast<float>(y0);
     Func resized("resized");

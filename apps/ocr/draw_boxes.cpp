@@ -27,7 +27,8 @@ void draw_line(tessera::Buffer<uint8_t>& out, const Point& a, const Point& b) {
 
 }  // namespace
 
-tessera::Buffer<uint8_t> draw_boxes(const tessera::Buffer<uint8_t>& image, const std::vector<TextBox>& boxes) {
+tessera::Buffer<uint8_t> draw_boxes(const tessera::Buffer<uint8_t>& image,
+                                    const std::vector<TextBox>& boxes) {
     const bool gray = image.dimensions() == 2;
     tessera::Buffer<uint8_t> out(image.width(), image.height(), 3);
     for (int c = 0; c < 3; c++)

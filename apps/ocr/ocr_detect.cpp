@@ -40,12 +40,18 @@ Options parse(int argc, char** argv) {
         const std::string arg = argv[i];
         if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
         const std::string value = argv[++i];
-        if (arg == "--model") o.model = value;
-        else if (arg == "--image") o.image = value;
-        else if (arg == "--output") o.output = value;
-        else if (arg == "--write-input") o.write_input = value;
-        else if (arg == "--time") o.time_runs = std::stoi(value);
-        else throw std::invalid_argument("unknown option " + arg);
+        if (arg == "--model")
+            o.model = value;
+        else if (arg == "--image")
+            o.image = value;
+        else if (arg == "--output")
+            o.output = value;
+        else if (arg == "--write-input")
+            o.write_input = value;
+        else if (arg == "--time")
+            o.time_runs = std::stoi(value);
+        else
+            throw std::invalid_argument("unknown option " + arg);
     }
     return o;
 }
@@ -62,7 +68,8 @@ int main(int argc, char** argv) {
     try {
         const Options o = parse(argc, argv);
         if (!std::filesystem::exists(o.model)) {
-            std::printf("skipped: no detector model at %s; scripts/install_dependencies.sh installs it\n", o.model.c_str());
+            std::printf("skipped: no detector model at %s; scripts/install_dependencies.sh installs it\n",
+                        o.model.c_str());
             return 77;  // ctest's skip code
         }
         Buffer<uint8_t> image = load_image<uint8_t>(o.image);
@@ -90,7 +97,9 @@ int main(int argc, char** argv) {
             for (int i = 0; i < o.time_runs; i++) {
                 const auto start = std::chrono::steady_clock::now();
                 model.run({{"x", input.tensor}});
-                ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+                ms.push_back(
+                    std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                        .count());
             }
             std::printf("median run time %.2f ms over %d runs\n", median(ms), o.time_runs);
         }

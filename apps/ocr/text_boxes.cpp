@@ -13,8 +13,10 @@ struct Rectangle {
 
     std::array<Point, 4> corners() const {
         const Point u{axis.x * width / 2, axis.y * width / 2}, v{-axis.y * height / 2, axis.x * height / 2};
-        return {Point{center.x - u.x - v.x, center.y - u.y - v.y}, Point{center.x + u.x - v.x, center.y + u.y - v.y},
-                Point{center.x + u.x + v.x, center.y + u.y + v.y}, Point{center.x - u.x + v.x, center.y - u.y + v.y}};
+        return {Point{center.x - u.x - v.x, center.y - u.y - v.y},
+                Point{center.x + u.x - v.x, center.y + u.y - v.y},
+                Point{center.x + u.x + v.x, center.y + u.y + v.y},
+                Point{center.x - u.x + v.x, center.y - u.y + v.y}};
     }
 };
 
@@ -24,7 +26,8 @@ double cross(const Point& o, const Point& a, const Point& b) {
 
 // The convex hull, counter-clockwise (Andrew's monotone chain).
 std::vector<Point> convex_hull(std::vector<Point> points) {
-    std::sort(points.begin(), points.end(), [](const Point& a, const Point& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+    std::sort(points.begin(), points.end(),
+              [](const Point& a, const Point& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
     if (points.size() < 3) return points;
     std::vector<Point> hull(2 * points.size());
     size_t k = 0;
@@ -53,7 +56,8 @@ Rectangle minimum_area_rectangle(const std::vector<Point>& hull) {
         double lo_u = INFINITY, hi_u = -INFINITY, lo_v = INFINITY, hi_v = -INFINITY;
         for (const Point& p : hull) {
             const double pu = p.x * u.x + p.y * u.y, pv = -p.x * u.y + p.y * u.x;
-            lo_u = std::min(lo_u, pu), hi_u = std::max(hi_u, pu), lo_v = std::min(lo_v, pv), hi_v = std::max(hi_v, pv);
+            lo_u = std::min(lo_u, pu), hi_u = std::max(hi_u, pu), lo_v = std::min(lo_v, pv),
+            hi_v = std::max(hi_v, pv);
         }
         const double area = (hi_u - lo_u) * (hi_v - lo_v);
         if (area >= best_area) continue;
@@ -88,7 +92,8 @@ bool inside(const std::array<Point, 4>& quad, const Point& p) {
 // The mean probability over the pixels whose centers lie in the box (PaddleOCR's "fast" score).
 double mean_inside(const float* probability, int width, int height, const std::array<Point, 4>& box) {
     double x0 = width, y0 = height, x1 = 0, y1 = 0;
-    for (const Point& p : box) x0 = std::min(x0, p.x), y0 = std::min(y0, p.y), x1 = std::max(x1, p.x), y1 = std::max(y1, p.y);
+    for (const Point& p : box)
+        x0 = std::min(x0, p.x), y0 = std::min(y0, p.y), x1 = std::max(x1, p.x), y1 = std::max(y1, p.y);
     double sum = 0;
     int count = 0;
     for (int y = std::max(0, int(std::floor(y0))); y <= std::min(height - 1, int(std::ceil(y1))); y++)
@@ -98,7 +103,8 @@ double mean_inside(const float* probability, int width, int height, const std::a
 }
 
 // The pixels of every 8-connected region of the thresholded map, found without recursion.
-std::vector<std::vector<Point>> regions_above(const float* probability, int width, int height, float threshold) {
+std::vector<std::vector<Point>> regions_above(const float* probability, int width, int height,
+                                              float threshold) {
     std::vector<int> label(size_t(width) * height, -1);
     std::vector<std::vector<Point>> regions;
     std::vector<int> stack;
@@ -115,7 +121,9 @@ std::vector<std::vector<Point>> regions_above(const float* probability, int widt
             for (int dy = -1; dy <= 1; dy++)
                 for (int dx = -1; dx <= 1; dx++) {
                     const int nx = x + dx, ny = y + dy, n = ny * width + nx;
-                    if (nx < 0 || ny < 0 || nx >= width || ny >= height || label[n] >= 0 || probability[n] <= threshold) continue;
+                    if (nx < 0 || ny < 0 || nx >= width || ny >= height || label[n] >= 0 ||
+                        probability[n] <= threshold)
+                        continue;
                     label[n] = label[start];
                     stack.push_back(n);
                 }
@@ -149,7 +157,8 @@ std::vector<TextBox> find_text_boxes(const float* probability, int width, int he
         boxes.push_back(box);
     }
     std::sort(boxes.begin(), boxes.end(), [](const TextBox& a, const TextBox& b) {
-        return a.corners[0].y < b.corners[0].y || (a.corners[0].y == b.corners[0].y && a.corners[0].x < b.corners[0].x);
+        return a.corners[0].y < b.corners[0].y ||
+               (a.corners[0].y == b.corners[0].y && a.corners[0].x < b.corners[0].x);
     });
     return boxes;
 }

@@ -22,7 +22,7 @@ struct BoxOptions {
     float threshold = 0.3f;      // a pixel is text where its probability exceeds this
     float box_threshold = 0.6f;  // a box is kept where the mean probability inside exceeds this
     double unclip_ratio = 1.5;
-    double min_side = 3;         // in map pixels
+    double min_side = 3;  // in map pixels
     int max_candidates = 1000;
 };
 

@@ -1,8 +1,7 @@
 // Reading an ONNX ModelProto into a Graph, checking that it is consistent.
 
-#include <fstream>
+#include <algorithm>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include "graph/element_types.h"
@@ -26,11 +25,19 @@ public:
         read_opset(model);
         const onnx::GraphProto& graph = model.graph();
         for (const onnx::TensorProto& init : graph.initializer()) add_initializer(init);
-        for (const onnx::ValueInfoProto& input : graph.input())
+        for (int i = 0; i < graph.input_size(); i++) {
+            const onnx::ValueInfoProto& input = graph.input(i);
+            TESSERA_USER_CHECK(!input.name().empty())
+                << source_ << ": the graph's input " << i << " has no name.";
+            // Models of IR version 3 and older list their initializers among the inputs too.
             if (g_.find_value(input.name()) < 0) add_input(input);
+        }
         std::vector<int> order = topological_order(graph);
         for (int i : order) add_node(graph.node(i), i);
-        for (const onnx::ValueInfoProto& output : graph.output()) {
+        for (int i = 0; i < graph.output_size(); i++) {
+            const onnx::ValueInfoProto& output = graph.output(i);
+            TESSERA_USER_CHECK(!output.name().empty())
+                << source_ << ": the graph's output " << i << " has no name.";
             const int id = g_.find_value(output.name());
             TESSERA_USER_CHECK(id >= 0) << source_ << ": the graph's output " << output.name()
                                         << " is produced by no node and is no input or initializer.";
@@ -74,22 +81,30 @@ private:
                 << where << " holds " << onnx_data_type_name(tensor.elem_type())
                 << ", which is not supported (float32, float64, the integer types and bool are).";
         Value v{input.name(), *type, {}, tensor.has_shape(), {}};
-        for (const onnx::TensorShapeProto::Dimension& d : tensor.shape().dim())
+        std::vector<int64_t> known;
+        std::string declared = type_name(*type) + "[";
+        for (const onnx::TensorShapeProto::Dimension& d : tensor.shape().dim()) {
             v.shape.push_back(d.has_dim_value() ? Dim(d.dim_value()) : Dim(d.dim_param()));
+            if (d.has_dim_value()) known.push_back(d.dim_value());
+            declared += (v.shape.size() > 1 ? "," : "") +
+                        (d.has_dim_value() ? std::to_string(d.dim_value()) : d.dim_param());
+        }
+        // Compiling allocates the known dimensions as they are declared.
+        checked_elements(known, where + ", declared " + declared + "],");
         g_.inputs.push_back(g_.add_value(std::move(v)));
     }
 
     // ONNX asks for nodes in topological order; some exporters do not quite keep it.
     std::vector<int> topological_order(const onnx::GraphProto& graph) {
-        std::map<std::string, int> producer;
-        for (int i = 0; i < graph.node_size(); i++)
+        for (int i = 0; i < graph.node_size(); i++) {
+            TESSERA_USER_CHECK(!graph.node(i).op_type().empty())
+                << source_ << ": node " << node_name(graph.node(i), i) << " has no op_type.";
             for (const std::string& out : graph.node(i).output()) {
                 if (out.empty()) continue;
-                TESSERA_USER_CHECK(!producer.count(out) && g_.find_value(out) < 0)
-                    << source_ << ": " << out << " is produced twice (by node " << node_name(graph.node(i), i)
-                    << ").";
-                producer[out] = i;
+                check_single_producer(graph, i, out);
+                producer_[out] = i;
             }
+        }
         // Depth first, with a stack of its own: a long chain of nodes must not overflow the C++ stack.
         std::vector<int> state(graph.node_size(), 0), order;  // 0 unvisited, 1 on the stack, 2 done
         for (int root = 0; root < graph.node_size(); root++) {
@@ -107,16 +122,15 @@ private:
                 }
                 const std::string& in = node.input(next++);
                 if (in.empty()) continue;
-                auto it = producer.find(in);
-                if (it == producer.end()) {
+                auto it = producer_.find(in);
+                if (it == producer_.end()) {
                     TESSERA_USER_CHECK(g_.find_value(in) >= 0)
-                        << source_ << ": node " << node_name(node, i) << " (" << node.op_type() << ") reads "
-                        << in << ", which no node produces and which is no input or initializer.";
+                        << source_ << ": " << describe_node(graph, i) << " reads " << in
+                        << ", which no node produces and which is no input or initializer.";
                     continue;
                 }
                 const int p = it->second;
-                TESSERA_USER_CHECK(state[p] != 1) << source_ << ": the graph has a cycle through node "
-                                                  << node_name(graph.node(p), p) << ".";
+                if (state[p] == 1) report_cycle(graph, stack, p);
                 if (state[p] == 0) {
                     state[p] = 1;
                     stack.push_back({p, 0});
@@ -126,8 +140,42 @@ private:
         return order;
     }
 
+    // A value has one producer: one node, or the graph (an input or an initializer).
+    void check_single_producer(const onnx::GraphProto& graph, int node, const std::string& value) {
+        auto it = producer_.find(value);
+        TESSERA_USER_CHECK(it == producer_.end())
+            << source_ << ": " << value << " is produced by two nodes, " << describe_node(graph, it->second)
+            << " and " << describe_node(graph, node) << ".";
+        const int id = g_.find_value(value);
+        TESSERA_USER_CHECK(id < 0) << source_ << ": " << describe_node(graph, node) << " produces " << value
+                                   << ", which is already the graph's "
+                                   << (g_.values[id].constant.defined() ? "initializer" : "input") << " "
+                                   << value << ".";
+    }
+
+    // stack is the path of the depth-first search, each node with the next input it will look at;
+    // its last node reads a value that p, on the path, produces.
+    void report_cycle(const onnx::GraphProto& graph, const std::vector<std::pair<int, int>>& stack, int p) {
+        auto from =
+            std::find_if(stack.begin(), stack.end(), [&](const auto& entry) { return entry.first == p; });
+        std::ostringstream cycle;
+        for (auto e = from; e != stack.end(); ++e) {
+            const int read_from = e + 1 == stack.end() ? p : (e + 1)->first;
+            cycle << (e == from ? describe_node(graph, e->first) : ", which") << " reads "
+                  << graph.node(e->first).input(e->second - 1) << " from " << describe_node(graph, read_from);
+        }
+        TESSERA_USER_ERROR << source_ << ": the graph has a cycle: " << cycle.str() << ".";
+    }
+
+    static std::string describe_node(const onnx::GraphProto& graph, int index) {
+        const onnx::NodeProto& n = graph.node(index);
+        return "node " + node_name(n, index) + " (" + n.op_type() + ")";
+    }
+
+    // The node's name, or for a node without one its op and its index among the nodes.
     static std::string node_name(const onnx::NodeProto& n, int index) {
-        return n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+        if (!n.name().empty()) return n.name();
+        return (n.op_type().empty() ? "node" : n.op_type()) + "_" + std::to_string(index);
     }
 
     Attribute attribute(const onnx::AttributeProto& a, const std::string& where) {
@@ -156,12 +204,18 @@ private:
             TESSERA_UNSUPPORTED << where << " is of the domain " << n.domain()
                                 << "; only the default ONNX domain is supported.";
         node.attributes.owner = "node " + node.name + " (" + node.op + ")";
-        for (const onnx::AttributeProto& a : n.attribute())
+        for (const onnx::AttributeProto& a : n.attribute()) {
+            TESSERA_USER_CHECK(!a.name().empty()) << where << " has an attribute with no name.";
             node.attributes.set(a.name(), attribute(a, where + ", attribute " + a.name()));
+        }
         for (const std::string& in : n.input()) node.inputs.push_back(in.empty() ? -1 : g_.find_value(in));
         for (int i = 0; i < n.output_size(); i++) {
-            const std::string name =
-                n.output(i).empty() ? node.name + "_unused_output" + std::to_string(i) : n.output(i);
+            std::string name = n.output(i);
+            if (name.empty()) {
+                // An output left out still needs a value; its name must not be one the model uses.
+                name = node.name + "_unused_output" + std::to_string(i);
+                while (g_.find_value(name) >= 0 || producer_.count(name)) name += "_";
+            }
             node.outputs.push_back(g_.add_value(Value{name, Float(32), {}, false, {}}));
         }
         TESSERA_USER_CHECK(!node.outputs.empty()) << where << " has no outputs.";
@@ -170,25 +224,21 @@ private:
 
     std::string source_;
     Graph g_;
+    std::map<std::string, int> producer_;  // the node producing each value that a node produces
 };
 
 }  // namespace
 
 Graph load_onnx_from_bytes(const std::string& bytes, const std::string& source) {
+    TESSERA_USER_CHECK(!bytes.empty()) << source << " is empty (0 bytes), not an ONNX model.";
     onnx::ModelProto model;
     TESSERA_USER_CHECK(model.ParseFromString(bytes))
-        << source
-        << " is not an ONNX model (the bytes do not parse as a ModelProto; the file may be truncated).";
+        << source << " is not an ONNX model (its " << bytes.size()
+        << " bytes do not parse as a ModelProto; the file may be truncated).";
     TESSERA_USER_CHECK(model.has_graph()) << source << " holds no graph.";
     return Importer(source).import(model);
 }
 
-Graph load_onnx(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    TESSERA_USER_CHECK(in) << "cannot open the model file " << path << ".";
-    std::stringstream bytes;
-    bytes << in.rdbuf();
-    return load_onnx_from_bytes(bytes.str(), path);
-}
+Graph load_onnx(const std::string& path) { return load_onnx_from_bytes(read_onnx_file(path, "model"), path); }
 
 }  // namespace tessera::graph

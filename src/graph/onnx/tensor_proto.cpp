@@ -1,8 +1,12 @@
 #include "graph/onnx/tensor_proto.h"
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "graph/element_types.h"
 #include "graph/ops/operator.h"
@@ -55,6 +59,14 @@ int typed_field_size(const onnx::TensorProto& p, Type t) {
     return p.int32_data_size();
 }
 
+const char* typed_field_name(Type t) {
+    if (t == Float(32)) return "float_data";
+    if (t == Float(64)) return "double_data";
+    if (t == Int(64)) return "int64_data";
+    if (t == UInt(32) || t == UInt(64)) return "uint64_data";
+    return "int32_data";
+}
+
 void copy_typed_data(const onnx::TensorProto& p, Tensor& t) {
     const Type type = t.type();
     if (type == Float(32))
@@ -69,7 +81,32 @@ void copy_typed_data(const onnx::TensorProto& p, Tensor& t) {
         copy_typed_field(p.int32_data(), t);
 }
 
+// "float32[2,3]", for a shape that may be too large to allocate.
+std::string shape_text(Type type, const std::vector<int64_t>& shape) {
+    std::ostringstream out;
+    out << type_name(type) << "[";
+    for (size_t i = 0; i < shape.size(); i++) out << (i ? "," : "") << shape[i];
+    out << "]";
+    return out.str();
+}
+
 }  // namespace
+
+int64_t checked_elements(const std::vector<int64_t>& shape, const std::string& what) {
+    // A buffer's strides are 32-bit counts of elements (tessera_dimension_t): no tensor holds more.
+    constexpr int64_t max_elements = (int64_t(1) << 31) - 1;
+    int64_t elements = 1;
+    bool empty = false;
+    // The dimensions other than 0 are bounded too: Tensor multiplies them all, in order.
+    for (int64_t d : shape) {
+        TESSERA_USER_CHECK(d >= 0) << what << " has a negative dimension.";
+        empty = empty || d == 0;
+        TESSERA_USER_CHECK(d <= max_elements / elements)
+            << what << " has more than 2^31 - 1 elements, the most a Tessera buffer holds.";
+        elements *= std::max<int64_t>(d, 1);
+    }
+    return empty ? 0 : elements;
+}
 
 Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& where) {
     std::optional<Type> type = type_of_onnx_data_type(p.data_type());
@@ -80,26 +117,24 @@ Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& where) {
         TESSERA_UNSUPPORTED
             << where << ": the tensor's data is in an external file, which is not supported; save the model "
             << "with its data inside.";
-    std::vector<int64_t> shape;
-    int64_t elements = 1;
-    for (int64_t d : p.dims()) {
-        TESSERA_USER_CHECK(d >= 0 && d < (int64_t(1) << 40)) << where << ": a dimension of " << d << ".";
-        shape.push_back(d);
-        elements *= d;
-    }
-    TESSERA_USER_CHECK(elements < (int64_t(1) << 34))
-        << where << ": " << elements << " elements is too many.";
-    Tensor t(*type, shape);
+    const std::vector<int64_t> shape(p.dims().begin(), p.dims().end());
+    const std::string described = shape_text(*type, shape);
+    const int64_t elements = checked_elements(shape, where + ": " + described);
+    // The data must fill the shape before the tensor is allocated: a file that declares a huge shape
+    // and holds a few bytes is a mistake to report, not memory to zero.
     if (p.has_raw_data()) {
-        TESSERA_USER_CHECK(p.raw_data().size() == t.bytes())
-            << where << ": " << describe(t) << " needs " << t.bytes() << " bytes of data, the file holds "
+        const int64_t bytes = elements * type->bytes();
+        TESSERA_USER_CHECK(int64_t(p.raw_data().size()) == bytes)
+            << where << ": " << described << " needs " << bytes << " bytes of data, the file holds "
             << p.raw_data().size() << ".";
-        if (t.bytes()) std::memcpy(t.data(), p.raw_data().data(), t.bytes());
+        Tensor t(*type, shape);
+        if (bytes) std::memcpy(t.data(), p.raw_data().data(), size_t(bytes));
         return t;
     }
     TESSERA_USER_CHECK(typed_field_size(p, *type) == elements)
-        << where << ": " << describe(t) << " needs " << elements << " values, the file holds "
-        << typed_field_size(p, *type) << ".";
+        << where << ": " << described << " needs " << elements << " values, the file holds "
+        << typed_field_size(p, *type) << " (in " << typed_field_name(*type) << ", and no raw_data).";
+    Tensor t(*type, shape);
     copy_typed_data(p, t);
     return t;
 }
@@ -113,14 +148,29 @@ onnx::TensorProto tensor_to_proto(const Tensor& t, const std::string& name) {
     return p;
 }
 
-Tensor read_tensor_proto(const std::string& path, std::string* name) {
+std::string read_onnx_file(const std::string& path, const std::string& what) {
+    std::error_code ignored;
+    TESSERA_USER_CHECK(!std::filesystem::is_directory(path, ignored))
+        << "the " << what << " file " << path << " is a directory.";
     std::ifstream in(path, std::ios::binary);
-    TESSERA_USER_CHECK(in) << "cannot open the tensor file " << path << ".";
+    if (!in) {
+        const int error = errno;
+        TESSERA_USER_ERROR << "cannot open the " << what << " file " << path << ": "
+                           << std::generic_category().message(error) << ".";
+    }
     std::stringstream bytes;
     bytes << in.rdbuf();
+    TESSERA_USER_CHECK(!in.bad()) << "reading the " << what << " file " << path << " failed.";
+    return bytes.str();
+}
+
+Tensor read_tensor_proto(const std::string& path, std::string* name) {
+    const std::string bytes = read_onnx_file(path, "tensor");
+    TESSERA_USER_CHECK(!bytes.empty()) << path << " is empty (0 bytes), not a serialized TensorProto.";
     onnx::TensorProto p;
-    TESSERA_USER_CHECK(p.ParseFromString(bytes.str()))
-        << path << " is not a serialized TensorProto (it may be truncated).";
+    TESSERA_USER_CHECK(p.ParseFromString(bytes))
+        << path << " is not a serialized TensorProto (its " << bytes.size()
+        << " bytes do not parse as one; the file may be truncated).";
     if (name) *name = p.name();
     return tensor_from_proto(p, path);
 }
