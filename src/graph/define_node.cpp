@@ -25,9 +25,29 @@ const OperatorInfo& operator_of(const Node& node) {
     return *info;
 }
 
+namespace {
+
+// Sizes, pads and strides of windows beyond this are a malformed model, not a large one: checked
+// here once, so that no operator's arithmetic on them can overflow.
+constexpr int64_t largest_geometry_value = int64_t(1) << 24;
+
+void check_geometry_attributes(const Node& node) {
+    for (const char* name :
+         {"pads", "strides", "dilations", "kernel_shape", "output_padding", "output_shape"}) {
+        for (int64_t v : node.attributes.get_ints(name)) {
+            if (v < -largest_geometry_value || v > largest_geometry_value)
+                TESSERA_USER_ERROR << "node " << node.name << " (" << node.op << "): the attribute " << name
+                                   << " holds " << v << ", out of the range a tensor's dimensions can have.";
+        }
+    }
+}
+
+}  // namespace
+
 OpResult define_node(const Graph& g, const Node& node, const std::vector<TensorFunc>& inputs,
                      const Target& target) {
     const OperatorInfo& info = operator_of(node);
+    check_geometry_attributes(node);
     OpContext ctx{node, g.opset, inputs, {}, target};
     for (int id : node.inputs)
         ctx.constant_data.push_back(id >= 0 && g.values[id].constant.defined() ? &g.values[id].constant
