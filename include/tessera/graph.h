@@ -231,6 +231,8 @@ struct CompileOptions {
     // Prints the time of every graph pass and every group's compilation to stderr (also with the
     // environment variable TESSERA_TIME_PASSES=1).
     bool time_passes = false;
+    // Times every group each time the model runs (profile_text() prints the totals).
+    bool profile = false;
 };
 
 struct MemoryPlanSummary {
@@ -261,6 +263,9 @@ public:
     double compile_seconds() const;
     int groups() const;
     int compiled_pipelines() const;  // distinct group signatures compiled
+    // With CompileOptions::profile: every group's run time, summed over the runs so far, the
+    // slowest first.
+    std::string profile_text() const;
 
 private:
     std::shared_ptr<CompiledModelContents> contents_;

@@ -29,6 +29,9 @@ public:
     MemoryPlan memory_plan;
     Tensor arena;
     int compiled_pipelines = 0;
+    bool profile = false;
+    std::vector<double> group_ms;  // with profile: each group's run time, summed over the runs
+    int profiled_runs = 0;
     double compile_seconds = 0;
     std::mutex running;  // a pipeline's ImageParams are bound for the duration of a run
 };
@@ -62,6 +65,7 @@ std::shared_ptr<CompiledModelContents> build(const Graph& g, const Target& targe
     m->graph = optimize(g, target, options);
     m->target = target;
     m->fixed_inputs = options.input_values;
+    m->profile = options.profile;
     const std::vector<FusionGroup> groups = timed(print, "pass fuse operators", [&] {
         return options.fuse ? fuse_operators(m->graph) : one_group_per_node(m->graph);
     });
@@ -81,6 +85,7 @@ std::shared_ptr<CompiledModelContents> build(const Graph& g, const Target& targe
         }
         m->groups.push_back({group, p});
     }
+    m->group_ms.assign(groups.size(), 0.0);
     m->memory_plan =
         timed(print, "pass plan memory", [&] { return plan_memory(m->graph, groups, options.plan_memory); });
     m->arena = Tensor(UInt(8), {m->memory_plan.arena_bytes});
@@ -129,7 +134,14 @@ std::map<std::string, Tensor> CompiledModel::run(const std::map<std::string, Ten
         if (id < 0 || std::find(m.graph.inputs.begin(), m.graph.inputs.end(), id) == m.graph.inputs.end())
             TESSERA_RUNTIME_ERROR << "the model has no input named " << name << ".";
     }
-    for (CompiledGroup& group : m.groups) run_group(*group.pipeline, group.group, m.tensors, m.target);
+    for (size_t i = 0; i < m.groups.size(); i++) {
+        const auto start = std::chrono::steady_clock::now();
+        run_group(*m.groups[i].pipeline, m.groups[i].group, m.tensors, m.target);
+        if (m.profile)
+            m.group_ms[i] +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
+    if (m.profile) m.profiled_runs++;
     std::map<std::string, Tensor> outputs;
     for (int id : m.graph.outputs) outputs[m.graph.values[id].name] = m.tensors[id].clone();
     for (int id : m.graph.inputs) m.tensors[id] = Tensor();
@@ -168,6 +180,33 @@ std::string CompiledModel::memory_plan_text() const {
     }
     out << "planned peak " << p.arena_bytes << " bytes; unplanned total " << p.unplanned_bytes << " bytes ("
         << p.buffers.size() << " buffers)\n";
+    return out.str();
+}
+
+std::string CompiledModel::profile_text() const {
+    const CompiledModelContents& m = *contents_;
+    std::vector<size_t> order(m.groups.size());
+    for (size_t i = 0; i < order.size(); i++) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return m.group_ms[a] > m.group_ms[b]; });
+    double total = 0;
+    for (double ms : m.group_ms) total += ms;
+    std::ostringstream out;
+    out.precision(3);
+    const int runs = std::max(m.profiled_runs, 1);
+    out << "groups by run time, " << m.profiled_runs << " runs, " << total / runs
+        << " ms per run in groups:\n";
+    for (size_t i : order) {
+        out << std::fixed << "  " << m.group_ms[i] / runs << " ms  "
+            << (total > 0 ? 100 * m.group_ms[i] / total : 0) << "%  group " << i << ":";
+        for (int n : m.groups[i].group.nodes) out << " " << m.graph.nodes[n].op;
+        for (int id : m.groups[i].group.outputs) {
+            const Value& v = m.graph.values[id];
+            out << " -> " << v.name << " " << type_name(v.type) << "[";
+            for (size_t d = 0; d < v.shape.size(); d++) out << (d ? "," : "") << v.shape[d].size;
+            out << "]";
+        }
+        out << "\n";
+    }
     return out.str();
 }
 

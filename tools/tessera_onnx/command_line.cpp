@@ -69,10 +69,13 @@ Options parse_options(int argc, char** argv, int first) {
                 x = std::stod(text, &used);
             } catch (const std::exception&) {
             }
-            if (used != text.size() || !(x >= 0)) throw std::invalid_argument(arg + " takes a tolerance, not " + text);
+            if (used != text.size() || !(x >= 0))
+                throw std::invalid_argument(arg + " takes a tolerance, not " + text);
             (arg == "--rtol" ? o.rtol : o.atol) = x;
         } else if (arg == "--report") {
             o.report = value();
+        } else if (arg == "--profile") {
+            o.profile = true;
         } else if (arg == "--verbose") {
             o.verbose = true;
         } else if (arg.rfind("--", 0) == 0) {

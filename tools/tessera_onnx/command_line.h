@@ -14,9 +14,11 @@ struct Options {
     std::vector<std::string> keep;                       // --keep NAME
     std::string output_dir = ".";                        // --output-dir DIR
     int time_runs = 0;                                   // --time N
-    double rtol = 1e-3, atol = 1e-4;                          // --rtol, --atol (compare)
+    double rtol = 1e-3, atol = 1e-4;                     // --rtol, --atol (compare)
     std::string report;                                  // --report FILE (test): results by operator
-    bool verbose = false;                                // --verbose: compile times per pass and group
+    bool verbose = false;
+    bool profile = false;  // --profile (run --time): time per group                                //
+                           // --verbose: compile times per pass and group
 };
 
 // Parses argv from its first option on; a bad option throws std::invalid_argument with a message.

@@ -5,9 +5,9 @@
 
 namespace tessera_onnx {
 
-int run_command(const Options& options);   // run MODEL.onnx --input NAME=FILE.pb ... --output-dir DIR
-int test_command(const Options& options);  // test DIR...
-int info_command(const Options& options);  // info MODEL.onnx [--shape NAME=SHAPE]
+int run_command(const Options& options);      // run MODEL.onnx --input NAME=FILE.pb ... --output-dir DIR
+int test_command(const Options& options);     // test DIR...
+int info_command(const Options& options);     // info MODEL.onnx [--shape NAME=SHAPE]
 int compare_command(const Options& options);  // compare A.pb B.pb
 
 }  // namespace tessera_onnx

@@ -37,6 +37,7 @@ int run_command(const Options& o) {
     options.input_shapes = o.shapes;
     options.keep = o.keep;
     options.time_passes = o.verbose;
+    options.profile = o.profile;
     for (const auto& [name, file] : o.inputs) {
         inputs[name] = read_tensor_proto(file);
         if (!options.input_shapes.count(name)) options.input_shapes[name] = inputs[name].shape();
@@ -60,6 +61,7 @@ int run_command(const Options& o) {
         }
         std::printf("compile time %.3f s; median run time %.3f ms over %d runs\n", model.compile_seconds(),
                     median(ms), o.time_runs);
+        if (o.profile) std::printf("%s", model.profile_text().c_str());
     }
     return 0;
 }
