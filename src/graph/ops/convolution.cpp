@@ -313,14 +313,24 @@ OpResult conv_transpose(const OpContext& ctx) {
         return ctx.has_input(2) ? acc(i) + ctx.input(2)({i[1]}) : acc(i);
     });
     Func accumulators = acc.func;
-    return {{out}, [accumulators](const Func& output, const std::vector<int64_t>& shape, const Target& t) {
+    // A channel's plane of sums at a time, in parallel over channels; the sums run along a row in
+    // vectors, the reduction outside them (by default it would be innermost, and scalar).
+    return {{out}, [accumulators, r](const Func& output, const std::vector<int64_t>& shape, const Target& t) {
                 std::vector<Var> v = output.args();
                 Func o = output;
                 const int lanes = t.natural_vector_size(Float(32));
-                if (shape.back() >= lanes) o.vectorize(v[0], lanes, TailStrategy::GuardWithIf);
+                const bool vectors = shape.back() >= lanes;
+                if (vectors) o.vectorize(v[0], lanes, TailStrategy::GuardWithIf);
                 o.parallel(v[v.size() - 2]);
                 Func a = accumulators;
+                std::vector<Var> av = a.args();
                 a.compute_at(o, v[v.size() - 2]);
+                if (vectors) a.vectorize(av[0], lanes, TailStrategy::GuardWithIf);
+                std::vector<VarOrRVar> order;
+                for (int i = 0; i < int(av.size()) - 2; i++) order.push_back(av[i]);
+                for (int i = 0; i < r.dimensions(); i++) order.push_back(r[i]);
+                a.update().reorder(order);
+                if (vectors) a.update().vectorize(av[0], lanes, TailStrategy::GuardWithIf);
             }};
 }
 
