@@ -14,7 +14,8 @@ std::string unique_name(const Graph& g, const std::string& stem) {
 }  // namespace
 
 int add_constant(Graph& g, const Tensor& value, const std::string& stem) {
-    return g.add_value(Value{unique_name(g, stem), value.type(), Shape(value.shape().begin(), value.shape().end()), true, value});
+    return g.add_value(Value{unique_name(g, stem), value.type(),
+                             Shape(value.shape().begin(), value.shape().end()), true, value});
 }
 
 int add_node(Graph& g, std::vector<Node>& nodes_out, const std::string& name, const std::string& op,

@@ -36,8 +36,8 @@ struct ConvBnModel {
         Builder b;
         int x = b.input("x", Float(32), {1, 5, 9, 11});
         int conv = b.conv(x, b.constant(weights, "w"), b.constant(bias, "b"), {.pads = {1, 1, 1, 1}});
-        int bn = b.batch_norm(conv, b.constant(scale, "scale"), b.constant(shift, "shift"), b.constant(mean, "mean"),
-                              b.constant(var, "var"));
+        int bn = b.batch_norm(conv, b.constant(scale, "scale"), b.constant(shift, "shift"),
+                              b.constant(mean, "mean"), b.constant(var, "var"));
         b.output(b.hard_swish(bn), "y");
         graph = b.build();
     }
@@ -53,7 +53,8 @@ struct ConvBnModel {
                            x.data<float>()[(ci * 9 + iy) * 11 + ix];
                 }
         const double v = (acc - mean.data<float>()[co]) / std::sqrt(var.data<float>()[co] + 1e-5) *
-                             scale.data<float>()[co] + shift.data<float>()[co];
+                             scale.data<float>()[co] +
+                         shift.data<float>()[co];
         return float(v * std::max(0.0, std::min(1.0, v / 6 + 0.5)));
     }
 };
@@ -74,7 +75,8 @@ TEST_CASE("conv + bias + batch norm + activation compile to one pipeline writing
         for (int r = 0; r < 9; r++)
             for (int c = 0; c < 11; c++) {
                 const float got = y.data<float>()[(co * 9 + r) * 11 + c];
-                CHECK_MESSAGE(std::abs(got - m.reference(x, co, r, c)) < 1e-4f, "at " << co << "," << r << "," << c);
+                CHECK_MESSAGE(std::abs(got - m.reference(x, co, r, c)) < 1e-4f,
+                              "at " << co << "," << r << "," << c);
             }
 }
 
@@ -89,7 +91,8 @@ TEST_CASE("fused groups give the bits of their unfused operators") {
     CHECK(same_bits(fused_model.run({{"x", x}}).at("y"), unfused_model.run({{"x", x}}).at("y")));
 }
 
-TEST_CASE("an elementwise chain read by two consumers fuses, with the shared value computed once per element") {
+TEST_CASE(
+    "an elementwise chain read by two consumers fuses, with the shared value computed once per element") {
     // x -> a = x * 3 + 1 -> b = a * sigmoid(a) (swish); a is read twice inside the group.
     Builder b;
     int x = b.input("x", Float(32), {3, 17});

@@ -41,8 +41,9 @@ OpResult broadcast_elementwise(const OpContext& ctx, const Combine& combine,
 // second input at axis: not numpy's rule, and not supported beyond numpy's case.
 void check_legacy_broadcast(const OpContext& ctx) {
     if (ctx.opset < 7 && ctx.attributes().has("axis") && ctx.attributes().get_int("broadcast", 0) != 0)
-        TESSERA_GRAPH_UNSUPPORTED(ctx) << "broadcasting along axis " << ctx.attributes().get_int("axis", 0)
-                                       << " (opset " << ctx.opset << ") is not supported; numpy broadcasting is.";
+        TESSERA_GRAPH_UNSUPPORTED(ctx)
+            << "broadcasting along axis " << ctx.attributes().get_int("axis", 0) << " (opset " << ctx.opset
+            << ") is not supported; numpy broadcasting is.";
 }
 
 void elementwise(const std::string& name, int min_inputs, int max_inputs, Combine combine,

@@ -38,11 +38,12 @@ const TensorFunc& OpContext::input(int i) const {
 const Tensor& OpContext::constant_input(int i, const char* what) const {
     input(i);
     if (!constant_data[i]) {
-        TESSERA_GRAPH_ERROR(*this) << "input " << i << " (" << what
-                                   << ") must be a constant, or computable from constants and shapes at "
-                                      "compile time; it depends on the model's inputs. Give such an input's value "
-                                      "when compiling (CompileOptions::input_values; tessera-onnx does so for "
-                                      "small integer inputs).";
+        TESSERA_GRAPH_ERROR(*this)
+            << "input " << i << " (" << what
+            << ") must be a constant, or computable from constants and shapes at "
+               "compile time; it depends on the model's inputs. Give such an input's value "
+               "when compiling (CompileOptions::input_values; tessera-onnx does so for "
+               "small integer inputs).";
     }
     return *constant_data[i];
 }

@@ -23,7 +23,8 @@ BatchNormScale batch_norm_scale(Graph& g, const Node& bn, std::vector<Node>& new
     else
         eps.data<float>()[0] = epsilon;
     const int eps_value = add_constant(g, eps, bn.name + "_epsilon");
-    const int shifted = add_node(g, new_nodes, bn.name + "_var_plus_epsilon", "Add", {bn.inputs[4], eps_value});
+    const int shifted =
+        add_node(g, new_nodes, bn.name + "_var_plus_epsilon", "Add", {bn.inputs[4], eps_value});
     const int deviation = add_node(g, new_nodes, bn.name + "_deviation", "Sqrt", {shifted});
     const int scale = add_node(g, new_nodes, bn.name + "_scale", "Div", {bn.inputs[1], deviation});
     return {scale, bn.inputs[3], bn.inputs[2]};
@@ -33,7 +34,8 @@ int per_channel(Graph& g, int value, int64_t channels, int trailing_ones, const 
                 std::vector<Node>& new_nodes) {
     std::vector<int64_t> shape{channels};
     for (int i = 0; i < trailing_ones; i++) shape.push_back(1);
-    const int shape_value = add_constant(g, Tensor::from<int64_t>({int64_t(shape.size())}, shape), name + "_shape");
+    const int shape_value =
+        add_constant(g, Tensor::from<int64_t>({int64_t(shape.size())}, shape), name + "_shape");
     return add_node(g, new_nodes, name, "Reshape", {value, shape_value});
 }
 

@@ -67,12 +67,14 @@ Graph bind_input_shapes(const Graph& g, const std::map<std::string, std::vector<
 Graph bind_input_values(const Graph& g, const std::map<std::string, Tensor>& values) {
     Graph out = g;
     for (const auto& [name, t] : values) {
-        auto it = std::find_if(out.inputs.begin(), out.inputs.end(), [&](int id) { return out.values[id].name == name; });
-        TESSERA_USER_CHECK(it != out.inputs.end()) << "a value is given for " << name << ", which is no input of the model.";
+        auto it = std::find_if(out.inputs.begin(), out.inputs.end(),
+                               [&](int id) { return out.values[id].name == name; });
+        TESSERA_USER_CHECK(it != out.inputs.end())
+            << "a value is given for " << name << ", which is no input of the model.";
         Value& v = out.values[*it];
         TESSERA_USER_CHECK(t.defined() && t.type() == v.type)
-            << "the value given for input " << name << " is " << (t.defined() ? describe(t) : "empty") << "; the input is "
-            << type_name(v.type) << ".";
+            << "the value given for input " << name << " is " << (t.defined() ? describe(t) : "empty")
+            << "; the input is " << type_name(v.type) << ".";
         v.constant = t;
         v.shape.assign(t.shape().begin(), t.shape().end());
         v.shape_known = true;

@@ -34,9 +34,11 @@ Graph fold_batch_norm(const Graph& input) {
         const BatchNormScale s = batch_norm_scale(g, bn, new_nodes);
         const int w_scale = per_channel(g, s.scale, weight_shape[0].size, int(weight_shape.size()) - 1,
                                         bn.name + "_weight_scale", new_nodes);
-        const int weights = add_node(g, new_nodes, bn.name + "_folded_weights", "Mul", {g.nodes[c].inputs[1], w_scale});
+        const int weights =
+            add_node(g, new_nodes, bn.name + "_folded_weights", "Mul", {g.nodes[c].inputs[1], w_scale});
         const bool has_bias = g.nodes[c].inputs.size() > 2 && g.nodes[c].inputs[2] >= 0;
-        const int centered = has_bias ? add_node(g, new_nodes, bn.name + "_centered_bias", "Sub", {g.nodes[c].inputs[2], s.mean})
+        const int centered = has_bias ? add_node(g, new_nodes, bn.name + "_centered_bias", "Sub",
+                                                 {g.nodes[c].inputs[2], s.mean})
                                       : add_node(g, new_nodes, bn.name + "_centered_bias", "Neg", {s.mean});
         const int scaled = add_node(g, new_nodes, bn.name + "_scaled_bias", "Mul", {centered, s.scale});
         const int bias = add_node(g, new_nodes, bn.name + "_folded_bias", "Add", {scaled, s.bias});
