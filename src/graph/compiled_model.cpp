@@ -5,6 +5,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "graph/attribute_text.h"
 #include "graph/define_node.h"
 #include "graph/group_pipeline.h"
 #include "graph/pass_timer.h"
@@ -199,12 +200,8 @@ std::string CompiledModel::profile_text() const {
         out << std::fixed << "  " << m.group_ms[i] / runs << " ms  "
             << (total > 0 ? 100 * m.group_ms[i] / total : 0) << "%  group " << i << ":";
         for (int n : m.groups[i].group.nodes) out << " " << m.graph.nodes[n].op;
-        for (int id : m.groups[i].group.outputs) {
-            const Value& v = m.graph.values[id];
-            out << " -> " << v.name << " " << type_name(v.type) << "[";
-            for (size_t d = 0; d < v.shape.size(); d++) out << (d ? "," : "") << v.shape[d].size;
-            out << "]";
-        }
+        for (int id : m.groups[i].group.outputs)
+            out << " -> " << m.graph.values[id].name << " " << shape_text(m.graph.values[id]);
         out << "\n";
     }
     return out.str();

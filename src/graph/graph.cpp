@@ -5,7 +5,7 @@
 #include "util/error_stream.h"
 
 namespace tessera::graph {
-namespace {
+namespace {}  // namespace
 
 std::string shape_text(const Value& v) {
     if (!v.shape_known) return type_name(v.type) + "[?]";
@@ -21,8 +21,6 @@ std::string shape_text(const Value& v) {
     out << "]";
     return out.str();
 }
-
-}  // namespace
 
 int Graph::add_value(Value v) {
     values.push_back(std::move(v));

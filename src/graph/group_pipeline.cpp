@@ -19,17 +19,9 @@ constexpr int64_t signature_constant_limit = 1024;
 
 bool is_literal_constant(const Value& v) { return v.constant.defined() && v.constant.elements() == 1; }
 
-void print_shape(std::ostream& out, const Value& v) {
-    out << type_name(v.type) << "[";
-    for (size_t i = 0; i < v.shape.size(); i++) out << (i ? "," : "") << v.shape[i].size;
-    out << "]";
-}
-
 TensorFunc literal_tensor(const Value& v, const std::string& name) {
-    const double value = v.constant.to_doubles()[0];
-    Expr e = v.type.is_int() && v.type.bits() == 64 ? Expr(v.constant.to_int64s()[0]) : Expr(value);
-    return define_tensor(name, v.type, static_shape(v),
-                         [&](const std::vector<Expr>&) { return cast(v.type, e); });
+    const Expr e = scalar_expr(v.constant);
+    return define_tensor(name, v.type, static_shape(v), [&](const std::vector<Expr>&) { return e; });
 }
 
 // A Func that computes exactly what f does, defined apart: an output must be a Func of the
@@ -47,7 +39,7 @@ std::string group_signature(const Graph& g, const FusionGroup& group) {
         const Value& v = g.values[group.inputs[i]];
         slot[group.inputs[i]] = "in" + std::to_string(i);
         out << "in" << i << ":";
-        print_shape(out, v);
+        out << shape_text(v);
         if (v.constant.defined() && v.constant.elements() <= signature_constant_limit)
             out << "=" << tensor_values_text(v.constant);
         out << ";";
@@ -58,7 +50,7 @@ std::string group_signature(const Graph& g, const FusionGroup& group) {
         for (int id : node.outputs) {
             slot[id] = "v" + std::to_string(next++);
             out << slot[id] << ":";
-            print_shape(out, g.values[id]);
+            out << shape_text(g.values[id]);
             out << ",";
         }
         out << "=" << node.op << "(";

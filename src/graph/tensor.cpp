@@ -1,6 +1,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "graph/ops/operator.h"
 #include "tessera/graph.h"
 #include "util/error_stream.h"
 
@@ -101,12 +102,6 @@ void Tensor::check_element_count(size_t n) const {
         << "a tensor of shape " << describe(*this) << " needs " << elements() << " values, not " << n << ".";
 }
 
-std::string describe(const Tensor& t) {
-    std::ostringstream out;
-    out << type_name(t.type()) << "[";
-    for (int i = 0; i < t.rank(); i++) out << (i ? "," : "") << t.shape()[i];
-    out << "]";
-    return out.str();
-}
+std::string describe(const Tensor& t) { return type_name(t.type()) + shape_text(t.shape()); }
 
 }  // namespace tessera::graph

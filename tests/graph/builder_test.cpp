@@ -6,22 +6,12 @@
 #include <random>
 
 #include "tessera/graph.h"
+#include "test_tensors.h"
 
 using namespace tessera;
 using namespace tessera::graph;
-
-namespace {
-
-Tensor random_tensor(std::vector<int64_t> shape, uint32_t seed) {
-    Tensor t(Float(32), std::move(shape));
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
-    float* p = t.data<float>();
-    for (int64_t i = 0; i < t.elements(); i++) p[i] = dist(rng);
-    return t;
-}
-
-}  // namespace
+using graph_tests::random_tensor;
+using graph_tests::same_bits;
 
 TEST_CASE("a built graph prints its inputs, nodes and outputs") {
     Builder b;

@@ -8,9 +8,12 @@
 #include <random>
 
 #include "tessera/graph.h"
+#include "test_tensors.h"
 
 using namespace tessera;
 using namespace tessera::graph;
+using graph_tests::random_tensor;
+using graph_tests::same_bits;
 
 namespace {
 
@@ -63,14 +66,6 @@ Tensor filled(std::vector<int64_t> shape, float value) {
     return t;
 }
 
-Tensor random_tensor(std::vector<int64_t> shape, uint32_t seed) {
-    Tensor t(Float(32), std::move(shape));
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(-1, 1);
-    for (int64_t i = 0; i < t.elements(); i++) t.data<float>()[i] = dist(rng);
-    return t;
-}
-
 }  // namespace
 
 // Every term is 0.3 but two, +-0.3 * 2^20, each the last of its block (of 4, 8 or 16 channels, a
@@ -98,9 +93,9 @@ TEST_CASE("a pointwise convolution whose large terms cancel across 128 channels 
 TEST_CASE("convolutions over channel counts no vector divides match the float64 reference") {
     // A prime count of channels (one chain), 17 channels of a 3x3 kernel, 3 channels of a first layer.
     const std::vector<ConvCase> cases = {
-        {random_tensor({1, 131, 4, 9}, 1), random_tensor({5, 131, 1, 1}, 2), {}},
-        {random_tensor({1, 17, 6, 11}, 3), random_tensor({4, 17, 3, 3}, 4), {1, 1, 1, 1}},
-        {random_tensor({1, 3, 9, 21}, 5), random_tensor({7, 3, 3, 3}, 6), {1, 1, 1, 1}},
+        {random_tensor({1, 131, 4, 9}, 1, -1, 1), random_tensor({5, 131, 1, 1}, 2, -1, 1), {}},
+        {random_tensor({1, 17, 6, 11}, 3, -1, 1), random_tensor({4, 17, 3, 3}, 4, -1, 1), {1, 1, 1, 1}},
+        {random_tensor({1, 3, 9, 21}, 5, -1, 1), random_tensor({7, 3, 3, 3}, 6, -1, 1), {1, 1, 1, 1}},
     };
     for (size_t i = 0; i < cases.size(); i++) CHECK_MESSAGE(largest_error(cases[i]) < 1e-5, "case " << i);
 }

@@ -8,29 +8,20 @@
 #include <random>
 
 #include "tessera/graph.h"
+#include "test_tensors.h"
 
 using namespace tessera;
 using namespace tessera::graph;
+using graph_tests::random_tensor;
+using graph_tests::same_bits;
 
 namespace {
 
-Tensor random_tensor(std::vector<int64_t> shape, uint32_t seed, float lo = -1, float hi = 1) {
-    Tensor t(Float(32), std::move(shape));
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    for (int64_t i = 0; i < t.elements(); i++) t.data<float>()[i] = dist(rng);
-    return t;
-}
-
-bool same_bits(const Tensor& a, const Tensor& b) {
-    return a.type() == b.type() && a.shape() == b.shape() && std::memcmp(a.data(), b.data(), a.bytes()) == 0;
-}
-
 // x -> Conv(3x3, pad 1, bias) -> BatchNormalization -> HardSwish, on 1 x 5 x 9 x 11 into 7 channels.
 struct ConvBnModel {
-    Tensor weights = random_tensor({7, 5, 3, 3}, 1), bias = random_tensor({7}, 2);
-    Tensor scale = random_tensor({7}, 3, 0.5f, 2), shift = random_tensor({7}, 4);
-    Tensor mean = random_tensor({7}, 5), var = random_tensor({7}, 6, 0.1f, 3);
+    Tensor weights = random_tensor({7, 5, 3, 3}, 1, -1, 1), bias = random_tensor({7}, 2, -1, 1);
+    Tensor scale = random_tensor({7}, 3, 0.5f, 2), shift = random_tensor({7}, 4, -1, 1);
+    Tensor mean = random_tensor({7}, 5, -1, 1), var = random_tensor({7}, 6, 0.1f, 3);
     Graph graph;
     ConvBnModel() {
         Builder b;
@@ -69,7 +60,7 @@ TEST_CASE("conv + bias + batch norm + activation compile to one pipeline writing
     const std::string graph = model.optimized_graph().to_string();
     CHECK(graph.find("= BatchNormalization(") == std::string::npos);
     CHECK(graph.find("Conv(x, ") != std::string::npos);
-    Tensor x = random_tensor({1, 5, 9, 11}, 9);
+    Tensor x = random_tensor({1, 5, 9, 11}, 9, -1, 1);
     Tensor y = model.run({{"x", x}}).at("y");
     for (int co = 0; co < 7; co++)
         for (int r = 0; r < 9; r++)
@@ -87,7 +78,7 @@ TEST_CASE("fused groups give the bits of their unfused operators") {
     CompiledModel fused_model = compile(m.graph, get_host_target());
     CompiledModel unfused_model = compile(m.graph, get_host_target(), unfused);
     CHECK(unfused_model.groups() > fused_model.groups());
-    Tensor x = random_tensor({1, 5, 9, 11}, 10);
+    Tensor x = random_tensor({1, 5, 9, 11}, 10, -1, 1);
     CHECK(same_bits(fused_model.run({{"x", x}}).at("y"), unfused_model.run({{"x", x}}).at("y")));
 }
 

@@ -8,20 +8,14 @@
 #include <random>
 
 #include "tessera/graph.h"
+#include "test_tensors.h"
 
 using namespace tessera;
 using namespace tessera::graph;
+using graph_tests::random_tensor;
+using graph_tests::same_bits;
 
 namespace {
-
-Tensor random_tensor(std::vector<int64_t> shape, uint32_t seed, float lo = -2.0f, float hi = 2.0f) {
-    Tensor t(Float(32), std::move(shape));
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> dist(lo, hi);
-    float* p = t.data<float>();
-    for (int64_t i = 0; i < t.elements(); i++) p[i] = dist(rng);
-    return t;
-}
 
 Shape dims(const std::vector<int64_t>& shape) { return Shape(shape.begin(), shape.end()); }
 

@@ -82,12 +82,8 @@ void copy_typed_data(const onnx::TensorProto& p, Tensor& t) {
 }
 
 // "float32[2,3]", for a shape that may be too large to allocate.
-std::string shape_text(Type type, const std::vector<int64_t>& shape) {
-    std::ostringstream out;
-    out << type_name(type) << "[";
-    for (size_t i = 0; i < shape.size(); i++) out << (i ? "," : "") << shape[i];
-    out << "]";
-    return out.str();
+std::string typed_shape_text(Type type, const std::vector<int64_t>& shape) {
+    return type_name(type) + shape_text(shape);
 }
 
 }  // namespace
@@ -118,7 +114,7 @@ Tensor tensor_from_proto(const onnx::TensorProto& p, const std::string& where) {
             << where << ": the tensor's data is in an external file, which is not supported; save the model "
             << "with its data inside.";
     const std::vector<int64_t> shape(p.dims().begin(), p.dims().end());
-    const std::string described = shape_text(*type, shape);
+    const std::string described = typed_shape_text(*type, shape);
     const int64_t elements = checked_elements(shape, where + ": " + described);
     // The data must fill the shape before the tensor is allocated: a file that declares a huge shape
     // and holds a few bytes is a mistake to report, not memory to zero.

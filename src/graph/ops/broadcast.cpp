@@ -18,9 +18,7 @@ std::vector<int64_t> broadcast_shapes(const OpContext& ctx, const std::vector<st
             }
             std::ostringstream text;
             for (const auto& t : shapes) {
-                text << " [";
-                for (size_t j = 0; j < t.size(); j++) text << (j ? "," : "") << t[j];
-                text << "]";
+                text << " " << shape_text(t);
             }
             TESSERA_GRAPH_ERROR(ctx) << "the input shapes" << text.str()
                                      << " do not broadcast together (a dimension of " << o << " against "

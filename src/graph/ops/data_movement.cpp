@@ -14,31 +14,6 @@
 namespace tessera::graph {
 namespace {
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::ostringstream out;
-    out << "[";
-    for (size_t i = 0; i < shape.size(); i++) out << (i ? "," : "") << shape[i];
-    out << "]";
-    return out.str();
-}
-
-// An axis in [-rank, rank) counted from the end when negative.
-int normalize_axis(const OpContext& ctx, int64_t axis, int64_t rank, const char* what = "axis") {
-    if (axis < -rank || axis >= rank)
-        TESSERA_GRAPH_ERROR(ctx) << what << " " << axis << " is out of range for rank " << rank
-                                 << " (it must be in [" << -rank << ", " << rank - 1 << "]).";
-    return int(axis < 0 ? axis + rank : axis);
-}
-
-// A list of integers given by input `input` when the node has it, else by attribute `name`
-// (operators moved such lists from attributes to inputs across opsets); null when neither is.
-std::optional<std::vector<int64_t>> ints_input_or_attribute(const OpContext& ctx, int input,
-                                                            const char* name) {
-    if (ctx.has_input(input)) return ctx.constant_input(input, name).to_int64s();
-    if (ctx.attributes().has(name)) return ctx.attributes().get_ints(name);
-    return std::nullopt;
-}
-
 // Coordinates are int32: a dimension must fit.
 void check_dimensions_fit(const OpContext& ctx, const std::vector<int64_t>& shape) {
     for (int64_t d : shape)

@@ -19,12 +19,6 @@ const TensorFunc& float_input(const OpContext& ctx, int i) {
     return t;
 }
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::string s = "[";
-    for (size_t i = 0; i < shape.size(); i++) s += (i ? "," : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
 Expr constant_like(const TensorFunc& t, double v) { return cast(t.type, Expr(v)); }
 
 // The mean and the variance of x over axes, for each index of the other axes.

@@ -30,6 +30,35 @@ TensorFunc define_tensor(const std::string& name, Type type, const std::vector<i
     return TensorFunc{f, type, shape};
 }
 
+std::string shape_text(const std::vector<int64_t>& shape) {
+    std::string s = "[";
+    for (size_t i = 0; i < shape.size(); i++) s += (i ? "," : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+Expr scalar_expr(const Tensor& t) {
+    Expr e = t.type().is_int() && t.type().bits() == 64 ? Expr(t.to_int64s()[0]) : Expr(t.to_doubles()[0]);
+    return cast(t.type(), e);
+}
+
+int normalize_axis(const OpContext& ctx, int64_t axis, int64_t rank, const char* what) {
+    if (axis < -rank || axis >= rank) {
+        TESSERA_GRAPH_ERROR(ctx) << what << " " << axis << " is out of range for a tensor of rank " << rank
+                                 << (rank == 0 ? ""
+                                               : " (it must be in [" + std::to_string(-rank) + ", " +
+                                                     std::to_string(rank - 1) + "])")
+                                 << ".";
+    }
+    return int(axis < 0 ? axis + rank : axis);
+}
+
+std::optional<std::vector<int64_t>> ints_input_or_attribute(const OpContext& ctx, int input,
+                                                            const char* name) {
+    if (ctx.has_input(input)) return ctx.constant_input(input, name).to_int64s();
+    if (ctx.attributes().has(name)) return ctx.attributes().get_ints(name);
+    return std::nullopt;
+}
+
 const TensorFunc& OpContext::input(int i) const {
     if (!has_input(i)) TESSERA_GRAPH_ERROR(*this) << "input " << i << " is required but missing.";
     return inputs[i];

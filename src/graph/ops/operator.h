@@ -3,6 +3,7 @@
 // attributes to output tensors, as Funcs, with a schedule for when it ends a group of its own.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,12 @@ struct TensorFunc {
     int64_t elements() const;
     Expr operator()(const std::vector<Expr>& index) const;
 };
+
+// "[1,3,640,640]": how messages write a shape.
+std::string shape_text(const std::vector<int64_t>& shape);
+
+// The value of a one-element tensor as an Expr of its type, exact for 64-bit integers.
+Expr scalar_expr(const Tensor& t);
 
 // Defines a Func of the given shape: value is called with one Var per dimension, outermost first.
 TensorFunc define_tensor(const std::string& name, Type type, const std::vector<int64_t>& shape,
@@ -86,6 +93,15 @@ struct OperatorInfo {
 const OperatorInfo* find_operator(const std::string& op_type);
 // Every operator's ONNX name, sorted: what messages list as supported.
 std::vector<std::string> supported_operators();
+
+// An axis in [-rank, rank), counted from the end when negative, made non-negative; a CompileError
+// naming the node (and what the axis is, e.g. "perm entry") otherwise.
+int normalize_axis(const OpContext& ctx, int64_t axis, int64_t rank, const char* what = "axis");
+
+// A list of integers given by input `input` when the node has it, else by attribute `name`
+// (operators moved such lists from attributes to inputs across opsets); nothing when neither is.
+std::optional<std::vector<int64_t>> ints_input_or_attribute(const OpContext& ctx, int input,
+                                                            const char* name);
 
 // One registration function per family of operators, called by the registry.
 void register_operator(OperatorInfo info);

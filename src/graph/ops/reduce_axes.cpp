@@ -117,17 +117,6 @@ void vectorize_across_results(const AxisReduction& r, const Var& innermost, int 
 
 }  // namespace
 
-int normalize_axis(const OpContext& ctx, int64_t axis, int rank) {
-    if (axis < -rank || axis >= rank) {
-        TESSERA_GRAPH_ERROR(ctx) << "axis " << axis << " is out of range for a tensor of rank " << rank
-                                 << (rank == 0 ? ""
-                                               : " (it must be in [" + std::to_string(-rank) + ", " +
-                                                     std::to_string(rank - 1) + "])")
-                                 << ".";
-    }
-    return int(axis < 0 ? axis + rank : axis);
-}
-
 std::vector<int> normalize_axes(const OpContext& ctx, const std::vector<int64_t>& axes, int rank) {
     std::vector<int> out;
     for (int64_t a : axes) {

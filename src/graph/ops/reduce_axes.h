@@ -9,9 +9,6 @@
 
 namespace tessera::graph {
 
-// An axis in [-rank, rank), counted from the end when negative, made non-negative; a CompileError
-// naming the node otherwise.
-int normalize_axis(const OpContext& ctx, int64_t axis, int rank);
 // Axes made non-negative and sorted; a CompileError for one out of range or given twice.
 std::vector<int> normalize_axes(const OpContext& ctx, const std::vector<int64_t>& axes, int rank);
 // first, first + 1, ..., rank - 1.

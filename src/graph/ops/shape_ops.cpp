@@ -15,41 +15,10 @@
 namespace tessera::graph {
 namespace {
 
-std::string shape_text(const std::vector<int64_t>& shape) {
-    std::ostringstream out;
-    out << "[";
-    for (size_t i = 0; i < shape.size(); i++) out << (i ? "," : "") << shape[i];
-    out << "]";
-    return out.str();
-}
-
 int64_t product(const std::vector<int64_t>& shape, size_t begin, size_t end) {
     int64_t n = 1;
     for (size_t i = begin; i < end; i++) n *= shape[i];
     return n;
-}
-
-// An axis in [-rank, rank) counted from the end when negative.
-int64_t normalize_axis(const OpContext& ctx, int64_t axis, int64_t rank, const char* what) {
-    if (axis < -rank || axis >= rank)
-        TESSERA_GRAPH_ERROR(ctx) << what << " " << axis << " is out of range for rank " << rank
-                                 << " (it must be in [" << -rank << ", " << rank - 1 << "]).";
-    return axis < 0 ? axis + rank : axis;
-}
-
-// The value of a one-element tensor as an Expr of its type, exact for 64-bit integers.
-Expr scalar_expr(const Tensor& t) {
-    Expr e = t.type().is_int() && t.type().bits() == 64 ? Expr(t.to_int64s()[0]) : Expr(t.to_doubles()[0]);
-    return cast(t.type(), e);
-}
-
-// A list of integers given by input `input` when the node has it, else by attribute `name`
-// (operators moved such lists from attributes to inputs across opsets); null when neither is.
-std::optional<std::vector<int64_t>> ints_input_or_attribute(const OpContext& ctx, int input,
-                                                            const char* name) {
-    if (ctx.has_input(input)) return ctx.constant_input(input, name).to_int64s();
-    if (ctx.attributes().has(name)) return ctx.attributes().get_ints(name);
-    return std::nullopt;
 }
 
 // The index into x, of shape from, of the element at `index` of a tensor of shape to holding the
