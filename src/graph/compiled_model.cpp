@@ -51,7 +51,7 @@ void check_fixed_input(const std::string& name, const Tensor& fixed, const Tenso
 
 void check_input(const Value& v, const Tensor& t) {
     const std::vector<int64_t> shape = static_shape(v);
-    TESSERA_USER_CHECK(t.defined()) << "input " << v.name << " is an empty Tensor.";
+    if (!t.defined()) TESSERA_RUNTIME_ERROR << "input " << v.name << " is an empty Tensor.";
     if (t.type() != v.type || t.shape() != shape) {
         TESSERA_RUNTIME_ERROR << "input " << v.name << " is " << describe(t)
                               << "; the model was compiled for " << describe(Tensor(v.type, shape)) << ".";

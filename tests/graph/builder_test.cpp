@@ -63,6 +63,21 @@ TEST_CASE("a model's input of the wrong shape is a RuntimeError naming the input
                          doctest::Contains("input x is float32[5]; the model was compiled for float32[4]"),
                          RuntimeError);
     CHECK_THROWS_WITH_AS(model.run({}), doctest::Contains("input x is not given"), RuntimeError);
+    CHECK_THROWS_WITH_AS(model.run({{"x", Tensor()}}), doctest::Contains("input x is an empty Tensor"),
+                         RuntimeError);
+}
+
+TEST_CASE(
+    "an input shape given at compile time beyond what a buffer holds is a CompileError naming the input") {
+    Builder b;
+    int x = b.input("x", Float(32), {"N", 3});
+    b.output(b.relu(x), "y");
+    CHECK_THROWS_WITH_AS(compile(b.build(), get_host_target(), {{"N", {int64_t(1) << 40}}}),
+                         doctest::Contains("input x is given the dimension 1099511627776"), CompileError);
+    CHECK_THROWS_WITH_AS(compile(b.build(), get_host_target(), {{"x", {int64_t(1) << 30, 3}}}),
+                         doctest::Contains("has 2^31 elements or more"), CompileError);
+    CHECK_THROWS_WITH_AS(compile(b.build(), get_host_target(), {{"N", {-2}}}),
+                         doctest::Contains("sizes are 0 to 2^31 - 1"), CompileError);
 }
 
 TEST_CASE("an unknown operator is a CompileError naming the node and listing what is supported") {

@@ -20,6 +20,20 @@ std::string shape_text(const Shape& shape) {
     return out.str();
 }
 
+// Tessera's buffers index with 32-bit integers: an input must have fewer than 2^31 elements, and no
+// negative dimension (a size given for a symbolic one may be anything).
+void check_size(const Value& v) {
+    constexpr int64_t limit = int64_t(1) << 31;
+    int64_t elements = 1;
+    for (const Dim& d : v.shape) {
+        TESSERA_USER_CHECK(d.size >= 0 && d.size < limit)
+            << "input " << v.name << " is given the dimension " << d.size << "; sizes are 0 to 2^31 - 1.";
+        elements = std::min(elements * d.size, limit);  // each factor is below 2^31: no overflow
+    }
+    TESSERA_USER_CHECK(elements < limit) << "input " << v.name << " of shape " << shape_text(v.shape)
+                                         << " has 2^31 elements or more, more than a Tessera buffer holds.";
+}
+
 void bind_whole_shape(Value& v, const std::vector<int64_t>& given) {
     if (!v.shape_known) v.shape = Shape(given.size(), Dim("?"));
     std::ostringstream text;
@@ -44,6 +58,7 @@ Graph bind_input_shapes(const Graph& g, const std::map<std::string, std::vector<
         Value& v = out.values[id];
         if (auto it = shapes.find(v.name); it != shapes.end()) {
             bind_whole_shape(v, it->second);
+            check_size(v);
             continue;
         }
         TESSERA_USER_CHECK(v.shape_known) << "input " << v.name << " has no shape in the model; give it one ("
@@ -60,6 +75,7 @@ Graph bind_input_shapes(const Graph& g, const std::map<std::string, std::vector<
                 << "\"] in CompileOptions)" << (d.symbol.empty() ? "." : " or the size of " + d.symbol + ".");
             d = Dim(it->second[0]);
         }
+        check_size(v);
     }
     return out;
 }
