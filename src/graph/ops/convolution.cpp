@@ -167,8 +167,7 @@ void schedule_convolution(const ConvFuncs& conv, const ConvGeometry& geometry, b
     }
 }
 
-void check_conv_inputs(const OpContext& ctx, const TensorFunc& x, const TensorFunc& w,
-                       int64_t weight_out_axis) {
+void check_conv_inputs(const OpContext& ctx, const TensorFunc& x, const TensorFunc& w) {
     if (!x.type.is_float() || x.type != w.type)
         TESSERA_GRAPH_UNSUPPORTED(ctx) << "takes floating-point data and weights of one type; it has "
                                        << type_name(x.type) << " and " << type_name(w.type) << ".";
@@ -177,7 +176,6 @@ void check_conv_inputs(const OpContext& ctx, const TensorFunc& x, const TensorFu
             << "the input has rank " << x.rank() << "; 1 to 3 spatial dimensions are supported.";
     if (w.rank() != x.rank())
         TESSERA_GRAPH_ERROR(ctx) << "the weights have rank " << w.rank() << ", the input " << x.rank() << ".";
-    (void)weight_out_axis;
 }
 
 // The partial sums of a convolution, or with one partial sum the whole reduction: the output's
@@ -228,7 +226,7 @@ TensorFunc sum_of_partial_sums(const OpContext& ctx, const TensorFunc& partial, 
 OpResult conv(const OpContext& ctx) {
     const TensorFunc& x = ctx.input(0);
     const TensorFunc& w = ctx.input(1);
-    check_conv_inputs(ctx, x, w, 0);
+    check_conv_inputs(ctx, x, w);
     ConvGeometry g = conv_geometry(ctx, x.shape, w.shape, /*transposed=*/false);
     const int64_t in_per_group = w.shape[1], out_per_group = w.shape[0] / g.groups;
     if (in_per_group * g.groups != x.shape[1])
@@ -269,7 +267,7 @@ OpResult conv(const OpContext& ctx) {
 OpResult conv_transpose(const OpContext& ctx) {
     const TensorFunc& x = ctx.input(0);
     const TensorFunc& w = ctx.input(1);
-    check_conv_inputs(ctx, x, w, 1);
+    check_conv_inputs(ctx, x, w);
     const ConvGeometry g = conv_geometry(ctx, x.shape, w.shape, /*transposed=*/true);
     const int64_t in_per_group = x.shape[1] / g.groups, out_per_group = w.shape[1];
     if (w.shape[0] != x.shape[1])
