@@ -41,6 +41,22 @@ Mark strongest_mark(const ir::Expr& e) {
     return find.found;
 }
 
+// Whether an expression loads from memory. A min or max of loaded values is data, not a clamp of a
+// loop's range, even where the addresses it loads from are clamped (and so carry likely() marks):
+// no range of the loop can be proved from it, and bounding an inlined pipeline's values is costly.
+bool reads_memory(const ir::Expr& e) {
+    class Find : public ir::Visitor {
+    public:
+        bool found = false;
+
+    private:
+        using ir::Visitor::visit;
+        void visit(const ir::Load*) override { found = true; }
+    } find;
+    find.include(e);
+    return find.found;
+}
+
 void conjuncts(const ir::Expr& e, std::vector<ir::Expr>& out) {
     if (ir::is_likely(e)) {
         conjuncts(ir::without_likely(e), out);
@@ -237,11 +253,14 @@ private:
         const std::optional<ir::Interval> shadowed =
             previous == ranges_.end() ? std::nullopt : std::optional(previous->second);
         ranges_[op->name] = ir::Interval(min.value, ir::simplify(min.value + extent.value - 1));
+        const bool moves_with_loop = reads_loop(min.value) || reads_loop(extent.value);
+        if (moves_with_loop) inner_loops_moving_.insert(op->name);
         // Proofs over the loop's range rest on the tests taken in it.
         min.assumed.merge(extent.assumed);
         range_assumed_.push_back(std::move(min.assumed));
         include(op->body);
         range_assumed_.pop_back();
+        if (moves_with_loop) inner_loops_moving_.erase(inner_loops_moving_.find(op->name));
         if (shadowed) {
             ranges_[op->name] = *shadowed;
         } else {
@@ -276,7 +295,7 @@ private:
     void clamp(const ir::Expr& node, const ir::Expr& a, const ir::Expr& b, bool is_min) {
         const Mark mark_a = strongest_mark(a), mark_b = strongest_mark(b);
         const bool in_a = mark_a != Mark::None, in_b = mark_b != Mark::None;
-        if (in_a == in_b || a.type() != Int(32)) return;
+        if (in_a == in_b || a.type() != Int(32) || reads_memory(a) || reads_memory(b)) return;
         const ir::Expr& likely = in_a ? a : b;
         const ir::Expr& other = in_a ? b : a;
         Test test;
@@ -335,6 +354,10 @@ private:
     // their likely way: an increasing difference holds up to an end, a decreasing one from a start.
     std::optional<SteadyRange> where_at_most_zero(const AtMostZero& form, std::set<const void*>& assumed) {
         Steady a = steady(form.a), b = steady(form.b);
+        // A test that does not read the loop's variable holds in all of it or none; bounding it
+        // (the costly part, for the clamps of an inlined pipeline's many boundary conditions) would
+        // find no range.
+        if (!reads_loop(a.value) && !reads_loop(b.value)) return std::nullopt;
         const ir::Expr difference = ir::simplify(a.value - b.value + int32_t(form.offset));
         if (reads_outer_varying(difference)) return std::nullopt;
         const ir::Expr highest = ir::bounds_of_expr(difference, ranges_).max;
@@ -386,6 +409,14 @@ private:
         return false;
     }
 
+    // Whether e reads the loop's variable, or an inner loop's whose range moves with it.
+    bool reads_loop(const ir::Expr& e) const {
+        for (const std::string& name : ir::variables_read(e)) {
+            if (name == loop_ || inner_loops_moving_.count(name)) return true;
+        }
+        return false;
+    }
+
     bool reads_inner_loop(const ir::Expr& e) const {
         for (const std::string& name : ir::variables_read(e)) {
             if (ranges_.count(name)) return true;
@@ -398,6 +429,7 @@ private:
     const std::vector<UnmarkedClamp>& earlier_clamps_;
     std::map<std::string, std::vector<Steady>> lets_;
     std::map<std::string, ir::Interval> ranges_;
+    std::multiset<std::string> inner_loops_moving_;
     std::vector<std::set<const void*>> range_assumed_;
     std::map<const void*, Test> tests_;
     std::set<const void*> unproven_;

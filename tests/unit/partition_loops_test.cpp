@@ -238,6 +238,19 @@ TEST_CASE(
     }
 }
 
+TEST_CASE("a min of loaded values is data, not a clamp, though the loads' addresses are marked likely") {
+    // out[x] = min(uint8(in[clamp(likely(x), 0, n - 1)]), x): one loop, all steady, without the
+    // address's clamps and with the min. (Taken as a clamp, the min would hold from x = 255 on, and
+    // every iteration below that would run with the address's clamps.)
+    const Expr byte = Cast::make(Int(32), Cast::make(UInt(8), clamped_read(0)));
+    const Stmt s = stencil(Min::make(byte, var("x")));
+    for (int n : {29, 3}) {
+        CAPTURE(n);
+        Stmt partitioned = compare(arguments(n), s);
+        CHECK_MESSAGE(clamps_in_loops(partitioned, "x") == std::vector<int>{1}, partitioned);
+    }
+}
+
 TEST_CASE("min and max not marked likely are left as they are") {
     const Expr at = Max::make(Min::make(add(var("x"), i32(-1)), add(var("n"), i32(-3))), i32(0));
     Stmt partitioned = compare(arguments(29), stencil(load("in", at)));
