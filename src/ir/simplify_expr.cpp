@@ -98,6 +98,28 @@ bool is_positive_zero(const Expr& e) {
     return f ? *f == 0 && !std::signbit(*f) : is_const_zero(e);
 }
 
+// c * (e % k) + c * k * (e / k) is c * e: Euclidean division leaves e = (e / k) * k + e % k for
+// every k != 0, in the integers and so modulo 2^bits. An index into storage whose innermost
+// dimension is a coordinate's remainder and the next its quotient (a layout interleaved by k) then
+// reads the coordinate itself: dense, where it was a gather.
+void join_quotients_and_remainders(LinearForm& f) {
+    std::vector<std::pair<Expr, Expr>> pairs;  // (remainder term, quotient term)
+    for (const auto& [term, c] : f.terms) {
+        const Mod* mod = term.as<Mod>();
+        const auto k = mod ? as_exact_int(mod->b) : std::nullopt;
+        if (!k || *k == 0) continue;
+        const Expr quotient = Div::make(mod->a, mod->b);
+        auto q = f.terms.find(quotient);
+        if (q != f.terms.end() && Int128(q->second) == Int128(c) * *k) pairs.emplace_back(term, q->first);
+    }
+    for (const auto& [remainder, quotient] : pairs) {
+        const int64_t c = f.terms.at(remainder);
+        f.terms.erase(remainder);
+        f.terms.erase(quotient);
+        f.add(linear_form_of(remainder.as<Mod>()->a), c);
+    }
+}
+
 }  // namespace
 
 // ---- Memoization of shared subtrees ----
@@ -255,6 +277,7 @@ Expr Simplifier::visit(const Mul* op) {
 Expr Simplifier::linear(const Expr& original) {
     LinearForm f = gather_linear_form(original, [this](const Expr& x) { return mutate(x); });
     if (!f.exact) return as_written(original);
+    join_quotients_and_remainders(f);
     Expr r = f.to_expr();
     return equal(r, original) ? original : r;
 }

@@ -210,6 +210,25 @@ TEST_CASE("division and modulo by constants use linear forms and ranges") {
     CHECK(s(Div::make(Cast::make(Int(32), u), i32(256))) == "0");
 }
 
+TEST_CASE("a quotient times its divisor plus the remainder is the dividend, as Euclidean division gives") {
+    const Expr e = Add::make(x, y);
+    auto joined = [&](int k, int times) {
+        return Add::make(Mul::make(Div::make(e, i32(k)), i32(k * times)),
+                         Mul::make(Mod::make(e, i32(k)), i32(times)));
+    };
+    CHECK(s(joined(2, 1)) == "(x + y)");
+    CHECK(s(joined(-3, 1)) == "(x + y)");
+    CHECK(s(Add::make(joined(4, 3), z)) == "(((x * 3) + (y * 3)) + z)");
+    // The index of a layout interleaved by 2, read at a coordinate: dense.
+    CHECK(s(Sub::make(joined(2, 1), Mul::make(x, i32(2)))) == "(y - x)");
+    // Wrapping types too: the identity holds in the integers, so modulo 2^bits.
+    const Expr u = Variable::make(UInt(8), "u"), two = c(UInt(8), 2);
+    CHECK(s(Add::make(Mul::make(Div::make(u, two), two), Mod::make(u, two))) == "u");
+    // Not where the quotient's coefficient is not the divisor's multiple of the remainder's.
+    CHECK(s(Add::make(Mul::make(Div::make(x, i32(2)), i32(3)), Mod::make(x, i32(2)))).find("%") !=
+          std::string::npos);
+}
+
 TEST_CASE("a ramp within one block of an aligned base divides to a broadcast, modulo to a ramp") {
     const Expr x16 = Mul::make(x, i32(16));
     auto ramp = [](const Expr& base, int stride, int lanes) { return Ramp::make(base, i32(stride), lanes); };
