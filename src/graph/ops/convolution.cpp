@@ -1,4 +1,4 @@
-// Conv and ConvTranspose over 1 to 3 spatial dimensions, with groups (depthwise included),
+// Conv over 1 to 3 spatial dimensions, with groups (depthwise included),
 // strides, dilations, pads and auto_pad.
 //
 // A convolution is three Funcs: `partial_sums`, each a reduction over a block of the group's input
@@ -167,17 +167,6 @@ void schedule_convolution(const ConvFuncs& conv, const ConvGeometry& geometry, b
     }
 }
 
-void check_conv_inputs(const OpContext& ctx, const TensorFunc& x, const TensorFunc& w) {
-    if (!x.type.is_float() || x.type != w.type)
-        TESSERA_GRAPH_UNSUPPORTED(ctx) << "takes floating-point data and weights of one type; it has "
-                                       << type_name(x.type) << " and " << type_name(w.type) << ".";
-    if (x.rank() < 3 || x.rank() > 5)
-        TESSERA_GRAPH_UNSUPPORTED(ctx)
-            << "the input has rank " << x.rank() << "; 1 to 3 spatial dimensions are supported.";
-    if (w.rank() != x.rank())
-        TESSERA_GRAPH_ERROR(ctx) << "the weights have rank " << w.rank() << ", the input " << x.rank() << ".";
-}
-
 // The partial sums of a convolution, or with one partial sum the whole reduction: the output's
 // dimensions and, outermost where there are several, which partial sum.
 TensorFunc partial_sums(const OpContext& ctx, const TensorFunc& padded, const TensorFunc& w,
@@ -260,83 +249,22 @@ OpResult conv(const OpContext& ctx) {
             }};
 }
 
-// ConvTranspose: every input pixel scatters its kernel into the output; defined as a gather, each
-// output pixel summing the input pixels whose kernel reaches it. Where the kernel equals the stride
-// without padding or dilation (the upsampling of decoders), exactly one kernel tap reaches each
-// output pixel, and the sum runs over input channels alone.
-OpResult conv_transpose(const OpContext& ctx) {
-    const TensorFunc& x = ctx.input(0);
-    const TensorFunc& w = ctx.input(1);
-    check_conv_inputs(ctx, x, w);
-    const ConvGeometry g = conv_geometry(ctx, x.shape, w.shape, /*transposed=*/true);
-    const int64_t in_per_group = x.shape[1] / g.groups, out_per_group = w.shape[1];
-    if (w.shape[0] != x.shape[1])
-        TESSERA_GRAPH_ERROR(ctx) << "the input has " << x.shape[1] << " channels; the weights expect "
-                                 << w.shape[0] << ".";
-    if (ctx.has_input(2) && (ctx.input(2).rank() != 1 || ctx.input(2).shape[0] != out_per_group * g.groups))
-        TESSERA_GRAPH_ERROR(ctx) << "the bias must hold one value per output channel.";
-    const int spatial = g.spatial_rank();
-    bool one_tap = true;
-    for (int d = 0; d < spatial; d++)
-        one_tap = one_tap && g.kernel[d] == g.strides[d] && g.dilations[d] == 1 && g.pads_begin[d] == 0 &&
-                  g.output_shape[2 + d] == x.shape[2 + d] * g.strides[d];
-    RDom r = one_tap ? RDom(0, int(in_per_group), ctx.func_name("r")) : g.reduction;
-    TensorFunc acc = define_tensor(ctx.func_name("accumulators"), x.type, g.output_shape,
-                                   [&](const std::vector<Expr>& i) { return cast(x.type, 0); });
-    std::vector<Var> vars = acc.func.args();
-    std::vector<Expr> index;
-    for (auto it = vars.rbegin(); it != vars.rend(); ++it) index.push_back(*it);
-    const Expr group = index[1] / int(out_per_group);
-    const Expr in_channel = group * int(in_per_group) + (one_tap ? Expr(r[0]) : Expr(r[spatial]));
-    std::vector<Expr> input_at{index[0], in_channel}, weight_at{in_channel, index[1] % int(out_per_group)};
-    Expr valid = Expr(true);
-    for (int d = 0; d < spatial; d++) {
-        const Expr o = index[2 + d] + int(g.pads_begin[d]);
-        if (one_tap) {
-            input_at.push_back(o / int(g.strides[d]));
-            weight_at.push_back(o % int(g.strides[d]));
-            continue;
-        }
-        const Expr k = r[spatial - 1 - d];
-        const Expr offset = o - k * int(g.dilations[d]);  // = input coordinate * stride
-        const Expr in = offset / int(g.strides[d]);
-        valid = valid && offset % int(g.strides[d]) == 0 && in >= 0 && in < int(x.shape[2 + d]);
-        input_at.push_back(clamp(in, 0, int(x.shape[2 + d]) - 1));
-        weight_at.push_back(k);
-    }
-    // A chain of fused multiply-adds over the input channels, as a matrix product computes it.
-    const Expr weight = one_tap ? w(weight_at) : select(valid, w(weight_at), cast(x.type, 0));
-    acc.func(std::vector<Expr>(vars.begin(), vars.end())) = fma(weight, x(input_at), acc(index));
-    TensorFunc out = define_tensor(ctx.func_name(), x.type, g.output_shape, [&](const std::vector<Expr>& i) {
-        return ctx.has_input(2) ? acc(i) + ctx.input(2)({i[1]}) : acc(i);
-    });
-    Func accumulators = acc.func;
-    // A channel's plane of sums at a time, in parallel over channels; the sums run along a row in
-    // vectors, the reduction outside them (by default it would be innermost, and scalar).
-    return {{out}, [accumulators, r](const Func& output, const std::vector<int64_t>& shape, const Target& t) {
-                std::vector<Var> v = output.args();
-                Func o = output;
-                const int lanes = t.natural_vector_size(Float(32));
-                const bool vectors = shape.back() >= lanes;
-                if (vectors) o.vectorize(v[0], lanes, TailStrategy::GuardWithIf);
-                o.parallel(v[v.size() - 2]);
-                Func a = accumulators;
-                std::vector<Var> av = a.args();
-                a.compute_at(o, v[v.size() - 2]);
-                if (vectors) a.vectorize(av[0], lanes, TailStrategy::GuardWithIf);
-                std::vector<VarOrRVar> order;
-                for (int i = 0; i < int(av.size()) - 2; i++) order.push_back(av[i]);
-                for (int i = 0; i < r.dimensions(); i++) order.push_back(r[i]);
-                a.update().reorder(order);
-                if (vectors) a.update().vectorize(av[0], lanes, TailStrategy::GuardWithIf);
-            }};
-}
-
 }  // namespace
 
+void check_conv_inputs(const OpContext& ctx, const TensorFunc& x, const TensorFunc& w) {
+    if (!x.type.is_float() || x.type != w.type)
+        TESSERA_GRAPH_UNSUPPORTED(ctx) << "takes floating-point data and weights of one type; it has "
+                                       << type_name(x.type) << " and " << type_name(w.type) << ".";
+    if (x.rank() < 3 || x.rank() > 5)
+        TESSERA_GRAPH_UNSUPPORTED(ctx)
+            << "the input has rank " << x.rank() << "; 1 to 3 spatial dimensions are supported.";
+    if (w.rank() != x.rank())
+        TESSERA_GRAPH_ERROR(ctx) << "the weights have rank " << w.rank() << ", the input " << x.rank() << ".";
+}
+
 void register_convolution_operators() {
+    register_conv_transpose_operator();
     register_operator({"Conv", OpKind::Anchor, 2, 3, conv});
-    register_operator({"ConvTranspose", OpKind::Anchor, 2, 3, conv_transpose});
 }
 
 }  // namespace tessera::graph

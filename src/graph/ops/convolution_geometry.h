@@ -25,4 +25,11 @@ struct ConvGeometry {
 ConvGeometry conv_geometry(const OpContext& ctx, const std::vector<int64_t>& x_shape,
                            const std::vector<int64_t>& w_shape, bool transposed);
 
+// The checks Conv and ConvTranspose make of their data and weights: floating-point of one type,
+// 1 to 3 spatial dimensions, weights of the data's rank.
+void check_conv_inputs(const OpContext& ctx, const TensorFunc& x, const TensorFunc& w);
+
+// ConvTranspose, registered with Conv.
+void register_conv_transpose_operator();
+
 }  // namespace tessera::graph
