@@ -313,3 +313,23 @@ TEST_CASE("a tensor file that is truncated, empty or missing is a CompileError n
                          contains("cannot open the tensor file " + absent + ": No such file or directory."),
                          CompileError);
 }
+
+TEST_CASE(
+    "a model of opset 1 to 5 loads where its operators mean what they mean today, else names the node") {
+    // Relu alone, at opset 1: its first definition is today's.
+    onnx::ModelProto relu = add_relu_model();
+    relu.mutable_opset_import(0)->set_version(1);
+    relu.mutable_graph()->mutable_node(1)->set_input(0, "x");
+    relu.mutable_graph()->mutable_node()->DeleteSubrange(0, 1);
+    CompiledModel model = compile(load(relu), get_host_target());
+    const Tensor y = model.run({{"x", Tensor::from<float>({2, 3}, {1, -1, 2, -2, 0, 3})}}).at("y");
+    const float expected[] = {1, 0, 2, 0, 0, 3};
+    for (int i = 0; i < 6; i++) CHECK_MESSAGE(y.data<float>()[i] == expected[i], "at " << i);
+    // Add at opset 5 broadcast only where asked to, by attributes of its own.
+    onnx::ModelProto add = add_relu_model();
+    add.mutable_opset_import(0)->set_version(5);
+    CHECK_THROWS_WITH_AS(load(add),
+                         doctest::Contains("node add (Add): Add of opset 5 is not supported (its definition "
+                                           "before opset 6 differs); export the model at opset 6 or later."),
+                         UnsupportedError);
+}

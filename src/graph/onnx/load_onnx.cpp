@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "graph/element_types.h"
@@ -13,7 +14,21 @@
 namespace tessera::graph {
 namespace {
 
-constexpr int64_t min_opset = 6, max_opset = 18;
+constexpr int64_t min_opset = 1, max_opset = 18;
+
+// Before opset 6 many operators meant something else (BatchNormalization's spatial attribute, Cast
+// naming its type by a string, Pad's paddings, Concat's optional axis). Models of those opsets load
+// where every node is one whose first definition computes what its current one does; their legacy
+// attribute consumed_inputs was a hint to the runtimes of the day, without effect on values.
+constexpr int64_t first_opset_of_current_definitions = 6;
+bool same_since_opset_1(const std::string& op) {
+    static const std::set<std::string> ops = {
+        "Abs",           "Ceil",       "Constant",  "Exp",     "Floor",    "GlobalAveragePool",
+        "GlobalMaxPool", "Identity",   "LeakyRelu", "Log",     "MatMul",   "Neg",
+        "Not",           "Reciprocal", "Relu",      "Sigmoid", "Softplus", "Softsign",
+        "Sqrt",          "Tanh",       "Transpose"};
+    return ops.count(op) > 0;
+}
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
@@ -203,6 +218,11 @@ private:
         if (!is_default_domain(n.domain()))
             TESSERA_UNSUPPORTED << where << " is of the domain " << n.domain()
                                 << "; only the default ONNX domain is supported.";
+        if (g_.opset < first_opset_of_current_definitions && !same_since_opset_1(node.op))
+            TESSERA_UNSUPPORTED << where << ": " << node.op << " of opset " << g_.opset
+                                << " is not supported (its definition before opset "
+                                << first_opset_of_current_definitions
+                                << " differs); export the model at opset 6 or later.";
         node.attributes.owner = "node " + node.name + " (" + node.op + ")";
         for (const onnx::AttributeProto& a : n.attribute()) {
             TESSERA_USER_CHECK(!a.name().empty()) << where << " has an attribute with no name.";
