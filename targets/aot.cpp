@@ -68,17 +68,6 @@ std::unique_ptr<llvm::Module> build_multitarget(const AotFunction& f, llvm::LLVM
     return module;
 }
 
-std::string machine_code(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type) {
-    llvm::SmallVector<char, 0> buffer;
-    llvm::raw_svector_ostream out(buffer);
-    llvm::legacy::PassManager passes;
-    TESSERA_INTERNAL_CHECK(!machine.addPassesToEmitFile(passes, out, nullptr, type))
-        << "LLVM cannot emit " << (type == llvm::CodeGenFileType::ObjectFile ? "objects" : "assembly")
-        << " for " << machine.getTargetTriple().str();
-    passes.run(module);
-    return std::string(buffer.begin(), buffer.end());
-}
-
 void write_file(const std::string& path, const std::string& contents) {
     std::ofstream out(path, std::ios::binary);
     out.write(contents.data(), std::streamsize(contents.size()));
@@ -113,9 +102,9 @@ void compile_ahead_of_time(const AotFunction& f, const std::vector<Target>& targ
     // Code generation changes the module, so objects and assembly are generated from copies.
     if (!files.assembly.empty())
         write_file(files.assembly,
-                   machine_code(*llvm::CloneModule(*module), *machine, llvm::CodeGenFileType::AssemblyFile));
+                   CpuTarget::machine_code(*llvm::CloneModule(*module), *machine, /*assembly=*/true));
     if (!files.object.empty() || !files.static_library.empty()) {
-        const std::string object = machine_code(*module, *machine, llvm::CodeGenFileType::ObjectFile);
+        const std::string object = CpuTarget::machine_code(*module, *machine, /*assembly=*/false);
         if (!files.object.empty()) write_file(files.object, object);
         if (!files.static_library.empty())
             write_static_library(files.static_library, f.name + ".o", object, targets[0]);

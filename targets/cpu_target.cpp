@@ -4,10 +4,12 @@
 #include <mutex>
 
 #include <llvm/Config/llvm-config.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/TargetParser/Host.h>
@@ -125,6 +127,18 @@ void CpuTarget::optimize(llvm::Module& module, llvm::TargetMachine& machine) {
 
     llvm::ModulePassManager passes = builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
     passes.run(module, module_analyses);
+}
+
+std::string CpuTarget::machine_code(llvm::Module& module, llvm::TargetMachine& machine, bool assembly) {
+    llvm::SmallVector<char, 0> buffer;
+    llvm::raw_svector_ostream out(buffer);
+    llvm::legacy::PassManager passes;
+    const auto type = assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+    TESSERA_INTERNAL_CHECK(!machine.addPassesToEmitFile(passes, out, nullptr, type))
+        << "LLVM cannot emit " << (assembly ? "assembly" : "objects") << " for "
+        << machine.getTargetTriple().str();
+    passes.run(module);
+    return std::string(buffer.begin(), buffer.end());
 }
 
 const CpuTarget& host_cpu_target() {

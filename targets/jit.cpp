@@ -14,6 +14,7 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
@@ -54,9 +55,10 @@ public:
         return target.triple() + " " + target.cpu() + " " + target.feature_string();
     }
 
-    // Loads the module into a new JITDylib and returns the address of its function `name`.
-    JITModule::Entry load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                          const std::string& name, const std::map<std::string, const void*>& extern_symbols,
+    // Links the object file into a new JITDylib and returns the address of its function `name`.
+    // The object is generated before, outside the lock, so that threads compile pipelines at once.
+    JITModule::Entry load(const std::string& object, const std::string& name,
+                          const std::map<std::string, const void*>& extern_symbols,
                           llvm::orc::JITDylib*& dylib) {
         std::lock_guard<std::mutex> lock(mutex_);
         llvm::Expected<llvm::orc::JITDylib&> created =
@@ -76,13 +78,13 @@ public:
             TESSERA_INTERNAL_CHECK(!error)
                 << "cannot define " << name << "'s extern symbols: " << llvm::toString(std::move(error));
         }
-        llvm::orc::ThreadSafeModule safe_module(std::move(module), std::move(context));
-        if (llvm::Error error = jit_->addIRModule(*dylib, std::move(safe_module))) {
+        if (llvm::Error error =
+                jit_->addObjectFile(*dylib, llvm::MemoryBuffer::getMemBufferCopy(object, name))) {
             std::string message = llvm::toString(std::move(error));
             unload_locked(dylib);
             TESSERA_INTERNAL_ERROR << "cannot add " << name << " to the JIT: " << message;
         }
-        // The lookup compiles the module; it fails when the code calls a function nobody defines.
+        // The lookup links the object; it fails when the code calls a function nobody defines.
         llvm::Expected<llvm::orc::ExecutorAddr> address = jit_->lookup(*dylib, name);
         if (!address) {
             std::string message = llvm::toString(address.takeError());
@@ -237,8 +239,9 @@ std::shared_ptr<JITModule> jit_compile(const LoweredFunction& f, const Target& t
 
     auto resources = std::make_unique<JITModule::Resources>();
     resources->engine = &JitEngine::get(cpu);
-    JITModule::Entry entry = JitEngine::get(cpu).load(std::move(module), std::move(context), f.name,
-                                                      f.extern_symbols, resources->dylib);
+    const std::string object =
+        CpuTarget::machine_code(*module, thread_target_machine(cpu), /*assembly=*/false);
+    JITModule::Entry entry = JitEngine::get(cpu).load(object, f.name, f.extern_symbols, resources->dylib);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return std::make_shared<JITModule>(entry, std::move(ir), seconds, std::move(resources));
 }

@@ -70,7 +70,11 @@ std::shared_ptr<CompiledModelContents> build(const Graph& g, const Target& targe
     const std::vector<FusionGroup> groups = timed(print, "pass fuse operators", [&] {
         return options.fuse ? fuse_operators(m->graph) : one_group_per_node(m->graph);
     });
+    // Each signature's pipeline is defined here, in order (a user's schedule runs on this thread),
+    // and compiled with the others at once.
     std::map<std::string, std::shared_ptr<GroupPipeline>> by_signature;
+    std::vector<std::shared_ptr<GroupPipeline>> defined;
+    std::vector<std::string> names;
     for (const FusionGroup& group : groups) {
         const GroupSchedule user_schedule = user_schedule_of(m->graph, group, options);
         // A group the user schedules shares its code with no other.
@@ -79,13 +83,21 @@ std::shared_ptr<CompiledModelContents> build(const Graph& g, const Target& targe
             (user_schedule ? "user schedule " + std::to_string(&group - &groups[0]) : "");
         std::shared_ptr<GroupPipeline>& p = by_signature[signature];
         if (!p) {
-            std::string name = "compile group";
-            for (int n : group.nodes) name += " " + m->graph.nodes[n].op;
-            p = timed(print, name, [&] { return compile_group(m->graph, group, target, user_schedule); });
-            m->compiled_pipelines++;
+            p = define_group(m->graph, group, target, user_schedule);
+            defined.push_back(p);
+            names.push_back("compile group");
+            for (int n : group.nodes) names.back() += " " + m->graph.nodes[n].op;
         }
         m->groups.push_back({group, p});
     }
+    timed(print, "compile groups", [&] {
+        compile_groups(defined, target);
+        return 0;
+    });
+    m->compiled_pipelines = int(defined.size());
+    for (size_t i = 0; print && i < defined.size(); i++)
+        std::fprintf(stderr, "tessera graph: %-40s %9.2f ms\n", ("  " + names[i]).c_str(),
+                     defined[i]->compile_ms);
     m->group_ms.assign(groups.size(), 0.0);
     m->memory_plan =
         timed(print, "pass plan memory", [&] { return plan_memory(m->graph, groups, options.plan_memory); });

@@ -1,5 +1,9 @@
 #include "graph/group_pipeline.h"
 
+#include <atomic>
+#include <exception>
+#include <thread>
+
 #include <chrono>
 #include <map>
 #include <sstream>
@@ -71,8 +75,8 @@ GroupSchedule user_schedule_of(const Graph& g, const FusionGroup& group, const C
     return {};
 }
 
-std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& group, const Target& target,
-                                             const GroupSchedule& user_schedule) {
+std::shared_ptr<GroupPipeline> define_group(const Graph& g, const FusionGroup& group, const Target& target,
+                                            const GroupSchedule& user_schedule) {
     const auto start = std::chrono::steady_clock::now();
     auto result = std::make_shared<GroupPipeline>();
     std::map<int, TensorFunc> tensors;
@@ -127,10 +131,41 @@ std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& 
         }
     }
     result->pipeline = Pipeline(outputs);
-    result->pipeline.compile_jit(target);
     result->compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     return result;
+}
+
+void compile_groups(const std::vector<std::shared_ptr<GroupPipeline>>& pipelines, const Target& target) {
+    std::vector<std::exception_ptr> errors(pipelines.size());
+    std::atomic<size_t> next{0};
+    auto compile_next = [&] {
+        for (size_t i = next++; i < pipelines.size(); i = next++) {
+            const auto start = std::chrono::steady_clock::now();
+            try {
+                pipelines[i]->pipeline.compile_jit(target);
+            } catch (...) {
+                errors[i] = std::current_exception();
+            }
+            pipelines[i]->compile_ms +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        }
+    };
+    const size_t threads =
+        std::min<size_t>(pipelines.size(), std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<std::thread> helpers;
+    for (size_t t = 1; t < threads; t++) helpers.emplace_back(compile_next);
+    compile_next();
+    for (std::thread& h : helpers) h.join();
+    for (const std::exception_ptr& e : errors)
+        if (e) std::rethrow_exception(e);
+}
+
+std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& group, const Target& target,
+                                             const GroupSchedule& user_schedule) {
+    std::shared_ptr<GroupPipeline> p = define_group(g, group, target, user_schedule);
+    compile_groups({p}, target);
+    return p;
 }
 
 void run_group(GroupPipeline& p, const FusionGroup& group, const std::vector<Tensor>& tensors,

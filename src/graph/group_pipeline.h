@@ -22,9 +22,18 @@ struct GroupPipeline {
 // attributes and how they connect, the types and shapes, and the values of small constants.
 std::string group_signature(const Graph& g, const FusionGroup& group);
 
-// Defines the group's nodes as Funcs over ImageParams for its inputs, schedules them and compiles
-// the pipeline for target.
-// A user's schedule (CompileOptions::schedules) for a node of the group replaces the operators'.
+// Defines the group's nodes as Funcs over ImageParams for its inputs and schedules them; the
+// pipeline is compiled by compile_groups. A user's schedule (CompileOptions::schedules) for a node
+// of the group replaces the operators'.
+std::shared_ptr<GroupPipeline> define_group(const Graph& g, const FusionGroup& group, const Target& target,
+                                            const GroupSchedule& user_schedule = {});
+
+// Compiles the pipelines for target, one per core at a time: the lowering and the LLVM modules of
+// two pipelines share nothing. Adds each pipeline's compile time to its compile_ms. A pipeline
+// that fails to compile throws after the others are done (the first such in the list).
+void compile_groups(const std::vector<std::shared_ptr<GroupPipeline>>& pipelines, const Target& target);
+
+// define_group and compile_groups for one group.
 std::shared_ptr<GroupPipeline> compile_group(const Graph& g, const FusionGroup& group, const Target& target,
                                              const GroupSchedule& user_schedule = {});
 
