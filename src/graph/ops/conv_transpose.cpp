@@ -8,6 +8,8 @@
 // modulo the stride: the sums are then computed per tap, in the input's grid, as dense vectors, and
 // the output interleaves them.
 
+#include <algorithm>
+
 #include "graph/ops/convolution_geometry.h"
 #include "graph/ops/operator.h"
 
@@ -47,6 +49,56 @@ TensorFunc with_bias(const OpContext& ctx, const TensorFunc& sums, const std::ve
     });
 }
 
+// What the schedule of the one-tap form needs of its definition.
+struct OneTapSums {
+    Func sums;  // taps: n, c, outer spatial..., kx, ix
+    RDom r;     // over the input channels of a group
+    int stride, spatial;
+    int64_t in_width;
+};
+
+// A row of the output at a time, its taps' sums in registers: a vector of input columns by every
+// tap, the input channels inside.
+void schedule_one_tap(const Func& output, const std::vector<int64_t>& shape, const Target& t,
+                      const OneTapSums& s) {
+    const auto [sums, r, stride, spatial, in_width] = s;
+    const int lanes = t.natural_vector_size(Float(32));
+    std::vector<Var> v = output.args();  // innermost first: x, y..., channel, batch
+    Func o = output;
+    if (shape.back() >= lanes) o.vectorize(v[0], lanes, TailStrategy::GuardWithIf);
+    // Rows of every channel in tasks of a few thousand outputs: a detector's last upsampling has
+    // one channel.
+    Var rows = v[v.size() - 2];
+    if (spatial == 2) {
+        rows = Var("channel_rows");
+        o.fuse(v[1], v[2], rows);
+    }
+    int64_t per_iteration = 1;  // outputs per iteration of rows
+    for (size_t d = spatial == 2 ? shape.size() - 1 : 2; d < shape.size(); d++) per_iteration *= shape[d];
+    // The last task shifted inwards: a guard would leave the taps computed per row reading past
+    // the last channel (a group ending in a convolution never writes in place, so computing a few
+    // rows twice is harmless).
+    Var tasks("tasks"), row("row");
+    const int64_t iterations = shape[1] * (spatial == 2 ? shape[2] : 1);
+    const int64_t per_task = std::clamp<int64_t>(8192 / per_iteration, 1, iterations);
+    o.split(rows, tasks, row, int(per_task), TailStrategy::ShiftInwards).parallel(tasks);
+    Func f = sums;
+    std::vector<Var> fv = f.args();  // ix, kx, outer spatial..., channel, batch
+    const Var at = spatial > 2 ? v[1] : row;
+    f.compute_at(o, at).bound(fv[1], 0, stride);
+    Var ixo("ixo"), ixi("ixi");
+    Stage update = f.update();
+    if (in_width >= lanes) {
+        f.vectorize(fv[0], lanes, TailStrategy::GuardWithIf);
+        update.split(fv[0], ixo, ixi, lanes, TailStrategy::GuardWithIf)
+            .reorder(ixi, fv[1], r.x, ixo)
+            .vectorize(ixi);
+    } else {
+        update.reorder(fv[0], fv[1], r.x);
+    }
+    update.unroll(fv[1]);
+}
+
 // One tap per output pixel. `taps` holds, for each output row (batch, channel, the outer spatial
 // coordinates of the output), the sums of each tap of the innermost dimension over the input's
 // columns: taps(n, c, y..., kx, ix) is the output at x = ix * stride + kx. Each is a dense chain over
@@ -82,30 +134,10 @@ OpResult one_tap_conv_transpose(const OpContext& ctx, const ConvGeometry& g, con
     });
     const Func sums = taps.func;
     const int64_t in_width = x.shape.back();
-    // A row of the output at a time, in parallel over channels. Its taps' sums run in registers:
-    // a vector of input columns by every tap, the input channels inside.
     return {{out},
             [sums, r, stride, spatial, in_width](const Func& output, const std::vector<int64_t>& shape,
                                                  const Target& t) {
-                const int lanes = t.natural_vector_size(Float(32));
-                std::vector<Var> v = output.args();  // innermost first: x, y..., channel, batch
-                Func o = output;
-                if (shape.back() >= lanes) o.vectorize(v[0], lanes, TailStrategy::GuardWithIf);
-                o.parallel(v[v.size() - 2]);
-                Func f = sums;
-                std::vector<Var> fv = f.args();  // ix, kx, outer spatial..., channel, batch
-                f.compute_at(o, spatial >= 2 ? v[1] : v[v.size() - 2]).bound(fv[1], 0, stride);
-                Var ixo("ixo"), ixi("ixi");
-                Stage update = f.update();
-                if (in_width >= lanes) {
-                    f.vectorize(fv[0], lanes, TailStrategy::GuardWithIf);
-                    update.split(fv[0], ixo, ixi, lanes, TailStrategy::GuardWithIf)
-                        .reorder(ixi, fv[1], r.x, ixo)
-                        .vectorize(ixi);
-                } else {
-                    update.reorder(fv[0], fv[1], r.x);
-                }
-                update.unroll(fv[1]);
+                schedule_one_tap(output, shape, t, {sums, r, stride, spatial, in_width});
             }};
 }
 

@@ -1,5 +1,7 @@
 #include "graph/ops/default_schedules.h"
 
+#include <algorithm>
+
 namespace tessera::graph {
 
 void schedule_elementwise(Func f, const std::vector<int64_t>& shape, const Target& target) {
@@ -19,7 +21,11 @@ void schedule_elementwise(Func f, const std::vector<int64_t>& shape, const Targe
         f.fuse(outer, vars[i], fused);
         outer = fused;
     }
-    f.parallel(outer);
+    // Rows in tasks of at least half that: a task per row of 40 elements cost more in handing out
+    // than it ran, and a second thread made such groups slower. GuardWithIf, not a shifted tail,
+    // since a group may write in place over its input and must not compute an element twice.
+    const int64_t rows_per_task = std::max<int64_t>(1, (min_parallel_elements / 2) / shape.back());
+    f.parallel(outer, int(rows_per_task), TailStrategy::GuardWithIf);
 }
 
 }  // namespace tessera::graph
