@@ -101,6 +101,8 @@ private:
     // Vectors of type t at consecutive elements from first_index, in pieces of power-of-two lanes
     // (codegen_llvm_dense.cpp).
     llvm::Value* dense_load(const std::string& buffer, Type t, llvm::Value* first_index);
+    // Vectors of type t at first_index + i * stride, for a small constant stride.
+    llvm::Value* strided_load(const std::string& buffer, Type t, llvm::Value* first_index, int stride);
     void dense_store(const std::string& buffer, llvm::Value* value, Type t, llvm::Value* first_index);
     llvm::Value* predicated_load(const ir::Load* op);
     void store_vector(const ir::Store* op, llvm::Value* value);

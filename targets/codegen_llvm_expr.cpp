@@ -328,6 +328,9 @@ llvm::Value* CodeGenLLVM::load_vector(const ir::Load* op) {
         v = predicated_load(op);
     } else if (ramp && ir::is_const(ramp->stride, 1)) {
         v = dense_load(op->name, t, codegen_index(op->name, ramp->base));
+    } else if (auto stride = ramp ? ir::as_const_int(ramp->stride) : std::nullopt;
+               stride && *stride >= 2 && *stride <= 4) {
+        v = strided_load(op->name, t, codegen_index(op->name, ramp->base), int(*stride));
     } else if (ramp && ir::is_const(ramp->stride, -1)) {
         // A dense load ending at base, reversed.
         v = builder_.CreateVectorReverse(dense_load(op->name, t, last_of_reversed(op->name, ramp)));
