@@ -1000,6 +1000,31 @@ TEST_CASE("the runtime's allocator is 64-byte aligned, even for zero bytes") {
     CHECK(tessera_set_num_threads(0) == 4);
 }
 
+TEST_CASE("the runtime's allocator hands a large freed block to the next request it fits, the latest first") {
+#if defined(__SANITIZE_ADDRESS__)
+    MESSAGE("skipped: under AddressSanitizer freed blocks are never reused");
+#else
+    const uint64_t mib = 1 << 20;
+    void* older = tessera_malloc(nullptr, 5 * mib);
+    void* newer = tessera_malloc(nullptr, 2 * mib);
+    REQUIRE((older && newer));
+    tessera_free(nullptr, older);
+    tessera_free(nullptr, newer);
+    // 2 MiB fits both; the latest freed is taken. Then 3 MiB fits only the older one.
+    void* again = tessera_malloc(nullptr, 2 * mib);
+    CHECK(again == newer);
+    void* bigger = tessera_malloc(nullptr, 3 * mib);
+    CHECK(bigger == older);
+    // A block more than four times the request is not handed out for it.
+    tessera_free(nullptr, bigger);
+    void* small = tessera_malloc(nullptr, mib);
+    CHECK(small != older);
+    void* fits = tessera_malloc(nullptr, 2 * mib);
+    CHECK(fits == older);
+    for (void* p : {again, small, fits}) tessera_free(nullptr, p);
+#endif
+}
+
 TEST_CASE("a two-stage blur through an intermediate allocation matches the reference") {
     // blur_x(x, y) = (in(x - 1, y) + in(x, y) + in(x + 1, y)) / 3 over y in [-1, H + 1);
     // out(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3, all in uint16.
