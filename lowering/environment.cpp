@@ -145,6 +145,12 @@ const lang::FunctionContents& Environment::function(const std::string& name) con
     return it->second;
 }
 
+std::string Environment::func_of_buffer(const std::string& buffer) const {
+    if (functions.count(buffer)) return buffer;
+    const size_t dot = buffer.rfind('.');
+    return dot == std::string::npos ? buffer : buffer.substr(0, dot);
+}
+
 bool Environment::is_output(const std::string& name) const {
     return std::find(outputs.begin(), outputs.end(), name) != outputs.end();
 }

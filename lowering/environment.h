@@ -24,6 +24,8 @@ struct Environment {
 
     const lang::FunctionContents& function(const std::string& name) const;
     bool is_output(const std::string& name) const;
+    // The Func a flat buffer or allocation holds values of: its name, or name.<i> for a Tuple's.
+    std::string func_of_buffer(const std::string& buffer) const;
 };
 
 // Finds every Func the outputs depend on, names them uniquely and orders them.

@@ -76,7 +76,10 @@ private:
     }
 
     ir::Stmt visit(const ir::For* op) override {
-        if (op->for_kind == ir::ForKind::Parallel || op->for_kind == ir::ForKind::Vectorized) {
+        // Iterations that do not run in order cannot share a folded buffer.
+        const bool in_order = op->for_kind == ir::ForKind::Serial || op->for_kind == ir::ForKind::Unrolled ||
+                              op->for_kind == ir::ForKind::Tensorized;
+        if (!in_order) {
             std::set<std::string> saved = std::move(open);
             open.clear();
             ir::Stmt result = ir::Mutator::visit(op);

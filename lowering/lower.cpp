@@ -10,15 +10,19 @@
 #include "lowering/add_buffer_checks.h"
 #include "lowering/add_param_checks.h"
 #include "lowering/bounds_inference.h"
+#include "lowering/check_gpu_schedule.h"
 #include "lowering/check_loop_extents.h"
 #include "lowering/constant_stack_indices.h"
+#include "lowering/emulate_gpu_kernels.h"
 #include "lowering/environment.h"
 #include "lowering/flatten_storage.h"
 #include "lowering/fold_storage.h"
+#include "lowering/fuse_gpu_thread_loops.h"
 #include "lowering/inline_functions.h"
 #include "lowering/loop_nest_text.h"
 #include "lowering/partition_loops.h"
 #include "lowering/place_allocations.h"
+#include "lowering/place_gpu_storage.h"
 #include "lowering/schedule_functions.h"
 #include "lowering/sliding_window.h"
 #include "lowering/tensorize.h"
@@ -53,6 +57,8 @@ auto run_pass(const char* name, Pass&& pass) {
 LoweringOptions lowering_options(const Target& target) {
     LoweringOptions options;
     options.check_bounds = target.has_feature(Target::CheckBounds);
+    options.emulate_gpu = target.has_feature(Target::GPUEmulation) || env_flag("TESSERA_GPU_EMULATION");
+    options.gpu = target.has_feature(Target::CUDA) || options.emulate_gpu;
     return options;
 }
 
@@ -80,6 +86,10 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
         check_loop_extents(s, env);
         return 0;
     });
+    s = run_pass("check GPU schedule", [&] { return check_gpu_schedule(s, env, options.gpu); });
+    s = run_pass("place GPU storage", [&] { return place_gpu_storage(s, env); });
+    s = run_pass("fuse GPU thread loops", [&] { return fuse_gpu_thread_loops(s); });
+    if (options.emulate_gpu) s = run_pass("emulate GPU kernels", [&] { return emulate_gpu_kernels(s); });
     s = run_pass("tensorize", [&] { return tensorize(s, env); });
     s = run_pass("partition loops", [&] { return partition_loops(s); });
     s = run_pass("unroll loops", [&] { return unroll_loops(s); });

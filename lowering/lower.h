@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "lang/function.h"
+#include "lowering/lowered_function.h"
 #include "lowering/pipeline_arguments.h"
-#include "targets/lowered_function.h"
 #include "tessera/target.h"
 
 namespace tessera::lowering {
@@ -15,10 +15,13 @@ namespace tessera::lowering {
 // What the code contains beyond the pipeline itself, from the target's switches.
 struct LoweringOptions {
     bool check_bounds = false;  // add_access_checks (the target feature check_bounds)
+    bool gpu = false;           // GPU schedules make kernels (the target feature cuda, or emulation)
+    // Kernels run on the CPU (the target feature gpu_emulation, or TESSERA_GPU_EMULATION=1).
+    bool emulate_gpu = false;
 };
 
 struct LoweredPipeline {
-    targets::LoweredFunction function;
+    LoweredFunction function;
     std::vector<PipelineArgument> arguments;  // in the order of function.args
     std::string loop_nest;                    // what print_loop_nest() shows
 };

@@ -41,4 +41,8 @@ std::string buffer_stride(const std::string& buffer, int dim) {
     return buffer + ".stride." + std::to_string(dim);
 }
 
+std::string gpu_block_id(int dim) { return std::string("__block_id_") + "xyz"[dim]; }
+
+std::string gpu_thread_id(int dim) { return std::string("__thread_id_") + "xyz"[dim]; }
+
 }  // namespace tessera::lowering

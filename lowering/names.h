@@ -34,4 +34,9 @@ std::string buffer_min(const std::string& buffer, int dim);
 std::string buffer_extent(const std::string& buffer, int dim);
 std::string buffer_stride(const std::string& buffer, int dim);
 
+// The index of a GPU kernel's block, and of a thread in its block, in dimension 0 (x), 1 (y) or
+// 2 (z): the variables of the loops that GPU lowering makes of a kernel's block and thread loops.
+std::string gpu_block_id(int dim);
+std::string gpu_thread_id(int dim);
+
 }  // namespace tessera::lowering

@@ -45,12 +45,7 @@ private:
         return body.same_as(op->body) ? handle_of(op) : ir::LetStmt::make(op->name, op->value, body);
     }
 
-    // The Func an allocation belongs to: its buffer is the Func's name, or name.<i> for a Tuple.
-    std::string func_of(const std::string& buffer) const {
-        if (env_.functions.count(buffer)) return buffer;
-        const size_t dot = buffer.rfind('.');
-        return dot == std::string::npos ? buffer : buffer.substr(0, dot);
-    }
+    std::string func_of(const std::string& buffer) const { return env_.func_of_buffer(buffer); }
 
     ir::Stmt visit(const ir::Allocate* op) override {
         ir::Stmt body = mutate(op->body);
@@ -89,10 +84,8 @@ private:
                 break;
             case MemoryType::GPUShared:
             case MemoryType::GPULocal:
-                TESSERA_USER_ERROR
-                    << "Func " << func_of(op->name) << " is stored in " << memory_type_name(op->memory_type)
-                    << " memory, which exists only inside GPU kernels, but it is computed on the "
-                    << "CPU. Store it in MemoryType::Stack or Heap, or schedule it for the GPU.";
+                // place_gpu_storage has put these inside kernels, and checked their sizes.
+                break;
             case MemoryType::Heap: break;
         }
         return ir::Allocate::make(op->name, op->type, extents, body, placed);

@@ -109,6 +109,12 @@ public:
             const ir::ForKind kind = is_tensorized(sched, d.var) ? ir::ForKind::Tensorized : d.kind;
             body = ir::For::make(loop, ir::int_var(dim_loop_min(f.name, stage, d.var)), extent, kind, body);
         }
+        if (sched.gpu_single_thread) {
+            body = ir::For::make(loop_var(f.name, stage, "__single_thread"), ir::make_zero(Int(32)),
+                                 ir::make_one(Int(32)), ir::ForKind::GPUThread, body);
+            body = ir::For::make(loop_var(f.name, stage, "__single_block"), ir::make_zero(Int(32)),
+                                 ir::make_one(Int(32)), ir::ForKind::GPUBlock, body);
+        }
         for (auto it = extents.rbegin(); it != extents.rend(); ++it)
             body = ir::LetStmt::make(it->first, it->second, body);
         // A loop of one iteration outside all others, so that compute_at(f, Var::outermost()) has

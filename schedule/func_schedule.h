@@ -51,6 +51,8 @@ struct StageSchedule {
     // atomic(): each update of an element is one indivisible read-modify-write, so that loops
     // over RVars may run in parallel.
     bool atomic = false;
+    // gpu_single_thread(): the stage's loops run inside a kernel of one block of one thread.
+    bool gpu_single_thread = false;
 };
 
 // Where in the loop nest of the pipeline a Func is computed (or stored).

@@ -141,6 +141,9 @@ const char* kind_primitive(ir::ForKind kind) {
         case ir::ForKind::Parallel: return "parallel";
         case ir::ForKind::Vectorized: return "vectorize";
         case ir::ForKind::Unrolled: return "unroll";
+        case ir::ForKind::GPUBlock: return "gpu_blocks";
+        case ir::ForKind::GPUThread: return "gpu_threads";
+        case ir::ForKind::GPULane: return "gpu_lanes";
         default: return "serial";
     }
 }
@@ -289,7 +292,8 @@ void set_loop_kind(const StageRef& s, const std::string& var, ir::ForKind kind) 
     Dim& dim = find_dim(s, var, primitive);
     // An atomic update may run its iterations in any order (vectorized, it runs serially).
     const bool atomic = stage_schedule(s).atomic;
-    if (s.stage > 0 && !atomic && (kind == ir::ForKind::Parallel || kind == ir::ForKind::Vectorized)) {
+    const bool runs_in_parallel = kind != ir::ForKind::Serial && kind != ir::ForKind::Unrolled;
+    if (s.stage > 0 && !atomic && runs_in_parallel) {
         std::set<std::string> vars;
         original_vars(stage_schedule(s), dim.var, vars);
         std::string why = loop_carried_dependency(s, vars);
@@ -297,7 +301,7 @@ void set_loop_kind(const StageRef& s, const std::string& var, ir::ForKind kind) 
             << s.describe() << "." << primitive << ": the iterations over " << var
             << " depend on each other: " << why << ". Only loops whose iterations touch separate points of "
             << s.function.name << " can run "
-            << (kind == ir::ForKind::Parallel ? "in parallel" : "as vectors")
+            << (kind == ir::ForKind::Vectorized ? "as vectors" : "in parallel")
             << ". To parallelize or vectorize a reduction, use rfactor.";
     }
     dim.kind = kind;

@@ -33,13 +33,15 @@ std::unique_ptr<llvm::Module> build_variant(const AotFunction& f, llvm::LLVMCont
 void check_one_machine(const std::vector<Target>& targets) {
     TESSERA_INTERNAL_CHECK(!targets.empty()) << "ahead-of-time compilation for no target";
     for (const Target& t : targets) {
+        bool same_switches = true;
+        for (int f = Target::NoRuntime; f < Target::FeatureEnd; f++)
+            same_switches &= t.has_feature(Target::Feature(f)) == targets[0].has_feature(Target::Feature(f));
         TESSERA_USER_CHECK(t.arch == targets[0].arch && t.bits == targets[0].bits && t.os == targets[0].os &&
-                           t.has_feature(Target::NoRuntime) == targets[0].has_feature(Target::NoRuntime) &&
-                           t.has_feature(Target::CheckBounds) == targets[0].has_feature(Target::CheckBounds))
+                           same_switches)
             << "the targets " << targets[0].to_string() << " and " << t.to_string()
-            << " of one library differ in architecture, word size, operating system, no_runtime or "
-               "check_bounds; a library "
-               "holds code for one kind of machine, with only its instruction-set features varying.";
+            << " of one library differ in architecture, word size, operating system, or a feature "
+               "from no_runtime on (no_runtime, check_bounds, the GPU's); a library holds code for "
+               "one kind of machine, with only its instruction-set features varying.";
     }
 }
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "targets/lowered_function.h"
+#include "lowering/lowered_function.h"
 #include "tessera/runtime.h"
 
 namespace tessera {
@@ -18,6 +18,9 @@ struct Target;
 }
 
 namespace tessera::targets {
+
+using lowering::LoweredArgument;
+using lowering::LoweredFunction;
 
 // One argument of the C function.
 struct AotArgument {

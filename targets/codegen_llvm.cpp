@@ -405,6 +405,9 @@ void CodeGenLLVM::check(const Expr& condition_expr, const Expr& message_expr) {
 void CodeGenLLVM::visit(const ir::ProducerConsumer* op) { codegen(op->body); }
 
 void CodeGenLLVM::visit(const ir::For* op) {
+    TESSERA_USER_CHECK(!ir::is_gpu_loop(op->for_kind))
+        << "the loop " << op->name << " is scheduled for the GPU, and this build generates GPU kernels only "
+        << "in emulation: add the target feature gpu_emulation, or set TESSERA_GPU_EMULATION=1.";
     if (op->for_kind == ir::ForKind::Parallel) {
         codegen_parallel_for(op);
         return;

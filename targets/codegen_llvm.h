@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "targets/cpu_target.h"
-#include "targets/lowered_function.h"
+#include "lowering/lowered_function.h"
 
 namespace llvm {
 class LLVMContext;
@@ -12,6 +12,9 @@ class Module;
 }  // namespace llvm
 
 namespace tessera::targets {
+
+using lowering::LoweredArgument;
+using lowering::LoweredFunction;
 
 // A module, for target's triple and data layout, defining the external function
 // `int32_t f.name(void** args)` that runs f.body with the calling convention of

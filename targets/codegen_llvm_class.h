@@ -17,7 +17,8 @@
 #include "ir/node_list.h"
 #include "ir/visitor.h"
 #include "targets/cpu_target.h"
-#include "targets/lowered_function.h"
+#include "lowering/lowered_function.h"
+#include "targets/codegen_llvm.h"
 
 namespace tessera::targets::detail {
 

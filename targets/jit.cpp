@@ -160,6 +160,13 @@ private:
         define("tessera_set_custom_allocator", &tessera_set_custom_allocator);
         define("tessera_set_num_threads", &tessera_set_num_threads);
         define("tessera_can_use_target_features", &tessera_can_use_target_features);
+        define("tessera_cuda_device_interface", &tessera_cuda_device_interface);
+        define("tessera_cuda_initialize_kernels", &tessera_cuda_initialize_kernels);
+        define("tessera_cuda_run", &tessera_cuda_run);
+        define("tessera_device_malloc", &tessera_device_malloc);
+        define("tessera_device_free", &tessera_device_free);
+        define("tessera_copy_to_device", &tessera_copy_to_device);
+        define("tessera_copy_to_host", &tessera_copy_to_host);
         llvm::Error error = runtime_->define(llvm::orc::absoluteSymbols(std::move(symbols)));
         TESSERA_INTERNAL_CHECK(!error)
             << "cannot define the runtime's symbols: " << llvm::toString(std::move(error));
@@ -196,7 +203,9 @@ void check_runs_here(const Target& target) {
     std::string missing;
     for (int i = 0; i < Target::FeatureEnd; i++) {
         const auto f = Target::Feature(i);
-        if (f == Target::NoRuntime || f == Target::CheckBounds) continue;
+        // Switches of what the code contains and GPU features say nothing of the CPU (the GPU's
+        // runtime checks the device when a kernel first runs).
+        if (f >= Target::NoRuntime) continue;
         if (target.has_feature(f) && !host.has_feature(f)) missing += " " + Target::feature_name(f);
     }
     TESSERA_USER_CHECK(fits && missing.empty())

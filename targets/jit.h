@@ -5,13 +5,16 @@
 #include <memory>
 #include <string>
 
-#include "targets/lowered_function.h"
+#include "lowering/lowered_function.h"
 
 namespace tessera {
 struct Target;
 }
 
 namespace tessera::targets {
+
+using lowering::LoweredArgument;
+using lowering::LoweredFunction;
 
 // One compiled pipeline. Its code stays loaded while the JITModule lives. Calls may come from any
 // number of threads at once.

@@ -52,11 +52,15 @@ std::vector<std::string> arm_llvm_features(Feature f) {
     }
 }
 
-bool is_instruction_set_feature(Feature f) { return f != Target::NoRuntime && f != Target::CheckBounds; }
+// The features from no_runtime on say what the code contains, or what GPU it drives; the ones
+// before it, what the CPU has.
+bool is_instruction_set_feature(Feature f) { return f < Target::NoRuntime; }
 
-// What the target says about the machine, without the switches of what code contains.
+// What the target says about the CPU, without the switches of what code contains.
 Target machine_of(const Target& t) {
-    return t.without_feature(Target::NoRuntime).without_feature(Target::CheckBounds);
+    Target machine = t;
+    for (int f = Target::NoRuntime; f < Target::FeatureEnd; f++) machine.set_feature(Feature(f), false);
+    return machine;
 }
 
 void check_feature_fits_arch(const Target& t, Feature f) {

@@ -5,6 +5,10 @@
 // through one is seen through all, and so is set_min() or crop(). A Buffer either owns its memory
 // (allocated 64-byte aligned and zeroed) or wraps memory the caller keeps alive.
 //
+// A Buffer may also have device memory (a GPU's; see tessera/runtime.h), shared by its aliases and
+// freed with the last of them. As in Halide, writing elements through operator() or data() does
+// not mark the host dirty: call set_host_dirty() after host writes that the device should see.
+//
 // Element (x0, x1, ...) lives at data() + sum_i (xi - min(i)) * stride(i). Element access with
 // integer coordinates returns a reference and is inline; access with any Expr (or Var)
 // coordinate returns an Expr that reads the buffer inside a pipeline.
@@ -47,11 +51,20 @@ namespace lang {
 // when the buffer does and is empty when it wraps the caller's memory. The compiler passes `raw`
 // to compiled code and uses `name`, always a valid C identifier, for the buffer in generated code.
 // Never copied: it lives behind a shared_ptr, since a copy would point into the other's `dims`.
+// Device memory in `raw` (from a device call or a pipeline) belongs to the contents.
 struct BufferContents {
     tessera_buffer_t raw{};
     std::vector<tessera_dimension_t> dims;
     std::shared_ptr<void> allocation;
     std::string name;
+
+    BufferContents() = default;
+    BufferContents(const BufferContents&) = delete;
+    BufferContents& operator=(const BufferContents&) = delete;
+    // A failure was reported through the error handler; a destructor has no one else to tell.
+    ~BufferContents() {
+        if (raw.device && raw.device_interface) raw.device_interface->device_free(nullptr, &raw);
+    }
 };
 
 // An element of `b`, of type `t`, at the coordinates `args`, as an expression. Throws
@@ -505,15 +518,41 @@ public:
         }
         return data() + offset;
     }
-    // Buffers live in host memory only, so these calls of Halide's device interface do nothing
-    // (and succeed): code that calls copy_to_host() after realize() ports unchanged.
-    int copy_to_host() const { return 0; }
-    int device_sync() const { return 0; }
-    bool has_device_allocation() const { return false; }
-    bool host_dirty() const { return false; }
-    bool device_dirty() const { return false; }
-    void set_host_dirty(bool = true) {}
-    void set_device_dirty(bool = true) {}
+    // Device memory, shared by every alias (see the top of this file). Each call returns 0 or
+    // throws RuntimeError with the message the runtime reported. A view made by crop, slice,
+    // translated and the like has no device memory: copy_to_host() before making one.
+
+    // Gives the buffer device memory from iface unless it has some; copies the host memory there
+    // if the host is dirty or the memory is new; clears host_dirty().
+    int copy_to_device(const tessera_device_interface_t* iface = tessera_cuda_device_interface()) const {
+        check_defined("copy_to_device");
+        return checked_device_call(tessera_copy_to_device(nullptr, &contents_->raw, iface));
+    }
+    // Copies the device memory to the host if the device is dirty, and clears device_dirty(). Does
+    // nothing (and succeeds) otherwise, so code that calls it after realize() ports unchanged.
+    int copy_to_host() const {
+        return contents_ ? checked_device_call(tessera_copy_to_host(nullptr, &contents_->raw)) : 0;
+    }
+    // Gives the buffer device memory from iface unless it has some; copies nothing.
+    int device_malloc(const tessera_device_interface_t* iface = tessera_cuda_device_interface()) const {
+        check_defined("device_malloc");
+        return checked_device_call(tessera_device_malloc(nullptr, &contents_->raw, iface));
+    }
+    // Frees the device memory of every alias, dropping what only the device held.
+    int device_free() const {
+        return contents_ ? checked_device_call(tessera_device_free(nullptr, &contents_->raw)) : 0;
+    }
+    // Waits for the device's work on the buffer.
+    int device_sync() const {
+        return contents_ ? checked_device_call(tessera_device_sync(nullptr, &contents_->raw)) : 0;
+    }
+    bool has_device_allocation() const { return contents_ && contents_->raw.device != 0; }
+    bool host_dirty() const { return contents_ && (contents_->raw.flags & TESSERA_BUFFER_HOST_DIRTY) != 0; }
+    bool device_dirty() const {
+        return contents_ && (contents_->raw.flags & TESSERA_BUFFER_DEVICE_DIRTY) != 0;
+    }
+    void set_host_dirty(bool dirty = true) { set_flag(TESSERA_BUFFER_HOST_DIRTY, dirty); }
+    void set_device_dirty(bool dirty = true) { set_flag(TESSERA_BUFFER_DEVICE_DIRTY, dirty); }
     static constexpr int static_dimensions() { return Dims; }
 
     // Whether the elements fill [data(), data() + number_of_elements()) with no gaps.
@@ -788,6 +827,22 @@ private:
         b.contents_ = lang::allocate_buffer(type(), mins, extents, order, "");
         lang::copy_buffer_region(*b.contents_, *contents_);
         return b;
+    }
+    // The code of a successful device call; otherwise throws what the runtime reported.
+    static int checked_device_call(int32_t code) {
+        if (code == 0) return 0;
+        const std::string message = tessera_error_last_message();
+        throw RuntimeError("Error: " + (message.empty()
+                                            ? "a device call failed with code " + std::to_string(code)
+                                            : message));
+    }
+    void set_flag(unsigned flag, bool on) {
+        check_defined(on ? "set_host_dirty/set_device_dirty" : "set_host_dirty/set_device_dirty(false)");
+        if (on) {
+            contents_->raw.flags |= flag;
+        } else {
+            contents_->raw.flags &= ~std::uint64_t(flag);
+        }
     }
     void check_defined(const char* what) const {
         if (!contents_) lang::throw_buffer_error(std::string(what) + " of an undefined Buffer");

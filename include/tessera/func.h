@@ -93,6 +93,43 @@ public:
     // (see tensorize.h).
     Stage& tensorize(const VarOrRVar& var, const TensorIntrinsic& intrinsic);
 
+    // GPU schedules, as Halide spells them; the target needs the feature cuda (or GPU emulation).
+    // Loops marked gpu_blocks run as the blocks of a kernel, and loops inside them marked
+    // gpu_threads as the threads of each block; the innermost of each is x, the next y, then z.
+    // gpu_lanes: a thread loop of at most 32 iterations, the lanes of a warp.
+    Stage& gpu_blocks(const VarOrRVar& x);
+    Stage& gpu_blocks(const VarOrRVar& x, const VarOrRVar& y);
+    Stage& gpu_blocks(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& z);
+    Stage& gpu_threads(const VarOrRVar& x);
+    Stage& gpu_threads(const VarOrRVar& x, const VarOrRVar& y);
+    Stage& gpu_threads(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& z);
+    Stage& gpu_lanes(const VarOrRVar& x);
+    // The whole stage as one kernel of one block of one thread.
+    Stage& gpu_single_thread();
+    // gpu_blocks of the first Vars and gpu_threads of the others.
+    Stage& gpu(const VarOrRVar& bx, const VarOrRVar& tx);
+    Stage& gpu(const VarOrRVar& bx, const VarOrRVar& by, const VarOrRVar& tx, const VarOrRVar& ty);
+    Stage& gpu(const VarOrRVar& bx, const VarOrRVar& by, const VarOrRVar& bz, const VarOrRVar& tx,
+               const VarOrRVar& ty, const VarOrRVar& tz);
+    // Tiles of x_size (by y_size, by z_size): the loops over tiles run as blocks, those inside a
+    // tile as threads. The forms without block Vars keep x (y, z) as the names of the tile loops.
+    Stage& gpu_tile(const VarOrRVar& x, const VarOrRVar& bx, const VarOrRVar& tx, const Expr& x_size,
+                    TailStrategy tail = TailStrategy::Auto);
+    Stage& gpu_tile(const VarOrRVar& x, const VarOrRVar& tx, const Expr& x_size,
+                    TailStrategy tail = TailStrategy::Auto);
+    Stage& gpu_tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& bx, const VarOrRVar& by,
+                    const VarOrRVar& tx, const VarOrRVar& ty, const Expr& x_size, const Expr& y_size,
+                    TailStrategy tail = TailStrategy::Auto);
+    Stage& gpu_tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& tx, const VarOrRVar& ty,
+                    const Expr& x_size, const Expr& y_size, TailStrategy tail = TailStrategy::Auto);
+    Stage& gpu_tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& z, const VarOrRVar& bx,
+                    const VarOrRVar& by, const VarOrRVar& bz, const VarOrRVar& tx, const VarOrRVar& ty,
+                    const VarOrRVar& tz, const Expr& x_size, const Expr& y_size, const Expr& z_size,
+                    TailStrategy tail = TailStrategy::Auto);
+    Stage& gpu_tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& z, const VarOrRVar& tx,
+                    const VarOrRVar& ty, const VarOrRVar& tz, const Expr& x_size, const Expr& y_size,
+                    const Expr& z_size, TailStrategy tail = TailStrategy::Auto);
+
     // Where condition holds, the stage runs its own copy of the definition, scheduled through the
     // Stage returned. Specializations are tried in the order given, before the general definition.
     Stage specialize(const Expr& condition);
@@ -259,6 +296,35 @@ public:
     // See Stage::atomic; the pure definition writes each element once, so there it changes nothing.
     Func& atomic(bool override_associativity_test = false);
     Func& unroll(const VarOrRVar& var, const Expr& factor, TailStrategy tail = TailStrategy::Auto);
+    // GPU schedules of the pure definition (see Stage).
+    Func& gpu_blocks(const VarOrRVar& x);
+    Func& gpu_blocks(const VarOrRVar& x, const VarOrRVar& y);
+    Func& gpu_blocks(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& z);
+    Func& gpu_threads(const VarOrRVar& x);
+    Func& gpu_threads(const VarOrRVar& x, const VarOrRVar& y);
+    Func& gpu_threads(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& z);
+    Func& gpu_lanes(const VarOrRVar& x);
+    Func& gpu_single_thread();
+    Func& gpu(const VarOrRVar& bx, const VarOrRVar& tx);
+    Func& gpu(const VarOrRVar& bx, const VarOrRVar& by, const VarOrRVar& tx, const VarOrRVar& ty);
+    Func& gpu(const VarOrRVar& bx, const VarOrRVar& by, const VarOrRVar& bz, const VarOrRVar& tx,
+              const VarOrRVar& ty, const VarOrRVar& tz);
+    Func& gpu_tile(const VarOrRVar& x, const VarOrRVar& bx, const VarOrRVar& tx, const Expr& x_size,
+                   TailStrategy tail = TailStrategy::Auto);
+    Func& gpu_tile(const VarOrRVar& x, const VarOrRVar& tx, const Expr& x_size,
+                   TailStrategy tail = TailStrategy::Auto);
+    Func& gpu_tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& bx, const VarOrRVar& by,
+                   const VarOrRVar& tx, const VarOrRVar& ty, const Expr& x_size, const Expr& y_size,
+                   TailStrategy tail = TailStrategy::Auto);
+    Func& gpu_tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& tx, const VarOrRVar& ty,
+                   const Expr& x_size, const Expr& y_size, TailStrategy tail = TailStrategy::Auto);
+    Func& gpu_tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& z, const VarOrRVar& bx,
+                   const VarOrRVar& by, const VarOrRVar& bz, const VarOrRVar& tx, const VarOrRVar& ty,
+                   const VarOrRVar& tz, const Expr& x_size, const Expr& y_size, const Expr& z_size,
+                   TailStrategy tail = TailStrategy::Auto);
+    Func& gpu_tile(const VarOrRVar& x, const VarOrRVar& y, const VarOrRVar& z, const VarOrRVar& tx,
+                   const VarOrRVar& ty, const VarOrRVar& tz, const Expr& x_size, const Expr& y_size,
+                   const Expr& z_size, TailStrategy tail = TailStrategy::Auto);
     // Computes exactly [min, min + extent) of var, whatever the consumers need (a run-time error if
     // they need more).
     Func& bound(const Var& var, const Expr& min, const Expr& extent);

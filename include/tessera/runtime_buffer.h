@@ -13,6 +13,11 @@
 // keeps alive. Copies share the memory, which is freed when the last owning copy goes, but each
 // copy has a shape of its own: cropping or translating one copy never moves another.
 //
+// Device memory (a GPU's, see tessera/runtime.h) works as in Halide: copy_to_device() gives the
+// buffer device memory, which its copies share and the last of them frees, and each copy keeps
+// its own dirty flags. Writing elements through operator() or data() does not mark the host
+// dirty: call set_host_dirty() after host writes that the device should see.
+//
 // D is only the number of dimensions stored inside the object (more spill to the heap); any
 // number of dimensions works with any D.
 //
@@ -85,6 +90,24 @@ template <typename T = void, int D = 4>
 class Buffer;
 
 namespace detail {
+
+// Device memory that copies of a Buffer share: freed, when the last copy lets go of it, if a
+// Buffer or a pipeline allocated it, and left alone if it came with a wrapped tessera_buffer_t.
+struct DeviceAllocation {
+    tessera_buffer_t raw{};  // device and device_interface only
+    bool owned = true;
+
+    DeviceAllocation(const tessera_buffer_t& b, bool owns) : owned(owns) {
+        raw.device = b.device;
+        raw.device_interface = b.device_interface;
+    }
+    DeviceAllocation(const DeviceAllocation&) = delete;
+    DeviceAllocation& operator=(const DeviceAllocation&) = delete;
+    // A failure was reported through the error handler; a destructor has no one else to tell.
+    ~DeviceAllocation() {
+        if (owned && raw.device && raw.device_interface) raw.device_interface->device_free(nullptr, &raw);
+    }
+};
 
 // The type code and width of an element type T, as generated code expects in tessera_buffer_t.
 template <typename T>
@@ -437,6 +460,8 @@ public:
         buf_.device = raw.device;
         buf_.device_interface = raw.device_interface;
         buf_.flags = raw.flags;
+        // Its device memory, like its host memory, belongs to whoever made raw.
+        if (raw.device) device_alloc_ = std::make_shared<detail::DeviceAllocation>(raw, false);
     }
 
     // A zeroed image of width x height x channels with the channels of a pixel adjacent: strides
@@ -452,7 +477,7 @@ public:
     static Buffer make_scalar(tessera_type_t t) requires untyped { return Buffer(t, std::vector<int>{}); }
 
     // Copies share the memory and copy the shape.
-    Buffer(const Buffer& other) { share(other.buf_, other.alloc_); }
+    Buffer(const Buffer& other) { share_with(other); }
     Buffer(Buffer&& other) noexcept { take(std::move(other)); }
     Buffer& operator=(const Buffer& other) {
         if (this != &other) *this = Buffer(other);
@@ -466,7 +491,7 @@ public:
     // T> from a Buffer<T>. A Buffer<void> becomes a typed one through as<T>(), which checks.
     template <typename U, int D2>
     Buffer(const Buffer<U, D2>& other) requires converts_from<U, D2> {
-        share(other.buf_, other.alloc_);
+        share_with(other);
     }
 
     // This buffer as a Buffer<U>, sharing its memory, with a copy of its shape. Throws when the
@@ -482,11 +507,12 @@ public:
                                       ">() of a buffer of " + detail::type_name(buf_.type));
         }
         Buffer<U, D2> result;
-        result.share(buf_, alloc_);
+        result.share_with(*this);
         return result;
     }
 
-    ~Buffer() = default;
+    // Frees the device memory a pipeline gave this buffer, if no copy shares it.
+    ~Buffer() { adopt_device_allocation(); }
 
     // Whether the buffer has memory: false when default-constructed, after deallocate(), and
     // when wrapping a null pointer.
@@ -640,8 +666,7 @@ public:
                                   ", " + std::to_string(std::int64_t(min) + extent - 1) + "], outside [" +
                                   std::to_string(shape.min) + ", " +
                                   std::to_string(std::int64_t(shape.min) + shape.extent - 1) + "]");
-        if (buf_.host)
-            buf_.host += (std::ptrdiff_t(min) - shape.min) * shape.stride * detail::bytes_of(buf_.type);
+        move_origin((std::ptrdiff_t(min) - shape.min) * shape.stride * detail::bytes_of(buf_.type));
         shape.min = min;
         shape.extent = extent;
     }
@@ -666,8 +691,7 @@ public:
             detail::throw_invalid("slice of dimension " + std::to_string(d) + " at " + std::to_string(pos) +
                                   ", outside [" + std::to_string(shape.min) + ", " +
                                   std::to_string(std::int64_t(shape.min) + shape.extent - 1) + "]");
-        if (buf_.host)
-            buf_.host += (std::ptrdiff_t(pos) - shape.min) * shape.stride * detail::bytes_of(buf_.type);
+        move_origin((std::ptrdiff_t(pos) - shape.min) * shape.stride * detail::bytes_of(buf_.type));
         std::vector<tessera_dimension_t> kept(buf_.dim, buf_.dim + dimensions());
         kept.erase(kept.begin() + d);
         set_shape(kept);
@@ -807,15 +831,44 @@ public:
         buf_.host = nullptr;
     }
 
-    // Halide's device interface. Tessera's ahead-of-time pipelines keep buffers in host memory, so
-    // these do nothing and succeed; code written for Halide calls them unchanged.
-    int copy_to_host(void* /*user_context*/ = nullptr) { return 0; }
-    int device_sync(void* /*user_context*/ = nullptr) { return 0; }
-    void set_host_dirty(bool /*dirty*/ = true) {}
-    void set_device_dirty(bool /*dirty*/ = true) {}
-    bool host_dirty() const { return false; }
-    bool device_dirty() const { return false; }
-    bool has_device_allocation() const { return false; }
+    // Device memory, as Halide's Runtime::Buffer spells it (see the top of this file). Each call
+    // returns 0, or the code of the error it has reported through the error handler.
+
+    // Gives the buffer device memory from iface unless it has some; copies the host memory there
+    // if the host is dirty or the memory is new; clears host_dirty().
+    int copy_to_device(const tessera_device_interface_t* iface = tessera_cuda_device_interface(),
+                       void* user_context = nullptr) {
+        const int error = tessera_copy_to_device(user_context, &buf_, iface);
+        adopt_device_allocation();  // the memory may be new even when the copy failed
+        return error;
+    }
+    // Copies the device memory to the host if the device is dirty, and clears device_dirty().
+    int copy_to_host(void* user_context = nullptr) { return tessera_copy_to_host(user_context, &buf_); }
+    // Gives the buffer device memory from iface unless it has some; copies nothing.
+    int device_malloc(const tessera_device_interface_t* iface = tessera_cuda_device_interface(),
+                      void* user_context = nullptr) {
+        const int error = tessera_device_malloc(user_context, &buf_, iface);
+        adopt_device_allocation();
+        return error;
+    }
+    // Lets go of the device memory, which is freed when no copy uses it any more, and drops what
+    // only the device held (device_dirty() becomes false).
+    int device_free(void* user_context = nullptr) {
+        int error = 0;
+        if (buf_.device && !device_alloc_) error = tessera_device_free(user_context, &buf_);
+        device_alloc_.reset();
+        buf_.device = 0;
+        buf_.device_interface = nullptr;
+        set_device_dirty(false);
+        return error;
+    }
+    // Waits for the device's work on the buffer.
+    int device_sync(void* user_context = nullptr) { return tessera_device_sync(user_context, &buf_); }
+    void set_host_dirty(bool dirty = true) { set_flag(TESSERA_BUFFER_HOST_DIRTY, dirty); }
+    void set_device_dirty(bool dirty = true) { set_flag(TESSERA_BUFFER_DEVICE_DIRTY, dirty); }
+    bool host_dirty() const { return (buf_.flags & TESSERA_BUFFER_HOST_DIRTY) != 0; }
+    bool device_dirty() const { return (buf_.flags & TESSERA_BUFFER_DEVICE_DIRTY) != 0; }
+    bool has_device_allocation() const { return buf_.device != 0; }
 
 private:
     // The shape of a typed or untyped buffer, as generated code reads it. buf_.dim points into
@@ -825,6 +878,31 @@ private:
     std::unique_ptr<tessera_dimension_t[]> heap_shape_;
     // The memory when a Buffer allocated it, shared by every copy; empty when wrapping.
     std::shared_ptr<void> alloc_;
+    // The device memory buf_.device points into, shared by every copy that has it. Mutable because
+    // memory a pipeline allocated is adopted when a Buffer is first copied, const or not.
+    mutable std::shared_ptr<detail::DeviceAllocation> device_alloc_;
+
+    // Makes device memory that a pipeline (or tessera_* call) put in buf_ this buffer's, to be
+    // freed with its last copy.
+    void adopt_device_allocation() const {
+        if (buf_.device && !device_alloc_)
+            device_alloc_ = std::make_shared<detail::DeviceAllocation>(buf_, true);
+    }
+
+    void set_flag(unsigned flag, bool on) {
+        if (on) {
+            buf_.flags |= flag;
+        } else {
+            buf_.flags &= ~std::uint64_t(flag);
+        }
+    }
+
+    // Moves the element at the mins by `bytes`, in host and device memory alike (the device memory
+    // has the host memory's layout).
+    void move_origin(std::ptrdiff_t bytes) {
+        if (buf_.host) buf_.host += bytes;
+        if (buf_.device) buf_.device += std::uint64_t(bytes);
+    }
 
     static uint8_t* host_of(T* data) {
         return static_cast<uint8_t*>(const_cast<void*>(static_cast<const void*>(data)));
@@ -883,6 +961,14 @@ private:
                               (why.empty() ? "" : " " + why));
     }
 
+    // Copies other's fields and shape and shares its host and device memory.
+    template <typename U, int D2>
+    void share_with(const Buffer<U, D2>& other) {
+        other.adopt_device_allocation();
+        share(other.buf_, other.alloc_);
+        device_alloc_ = other.device_alloc_;
+    }
+
     // Copies raw's fields and shape and shares alloc.
     void share(const tessera_buffer_t& raw, const std::shared_ptr<void>& alloc) {
         set_dimensions(raw.dimensions);
@@ -895,12 +981,17 @@ private:
     }
 
     void take(Buffer&& other) {
+        adopt_device_allocation();
         alloc_ = std::move(other.alloc_);
+        device_alloc_ = std::move(other.device_alloc_);
         heap_shape_ = std::move(other.heap_shape_);
         inline_shape_ = other.inline_shape_;
         buf_ = other.buf_;
         buf_.dim = heap_shape_ ? heap_shape_.get() : inline_shape_.data();
         other.buf_.host = nullptr;
+        other.buf_.device = 0;
+        other.buf_.device_interface = nullptr;
+        other.buf_.flags = 0;
         other.set_dimensions(0);
     }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Target: what code is generated for, an architecture, an operating system, a word size and a set
 // of features, spelled as Halide spells it: "x86-64-linux-avx2-fma", "arm-64-linux", or "host"
-// (this machine, with every feature its CPU has that Tessera knows).
+// (this machine, with every feature its CPU has that Tessera knows). "host-cuda" adds the compute
+// capability of the machine's GPU when the CUDA driver reports one.
 
 #include <cstdint>
 #include <string>
@@ -34,6 +35,17 @@ struct Target {
         // Every load and store of a pipeline's storage is checked against the region allocated
         // (or the buffer passed); one outside it is an error naming the Func and the coordinate.
         CheckBounds,
+        // Kernels for NVIDIA GPUs through CUDA, for the compute capability named (sm_75 without one).
+        CUDA,
+        CUDACapability75,
+        CUDACapability80,
+        CUDACapability86,
+        CUDACapability89,
+        CUDACapability90,
+        // GPU schedules run on the CPU: each kernel's blocks in turn, and the threads of a block as
+        // loops split at every barrier, with shared memory on the host (as does the environment
+        // variable TESSERA_GPU_EMULATION=1). For checking the values of GPU schedules without a GPU.
+        GPUEmulation,
         FeatureEnd
     };
 
@@ -73,7 +85,11 @@ struct Target {
     int natural_vector_size() const {
         return natural_vector_size(type_of<T>());
     }
-    bool has_gpu_feature() const { return false; }
+    // Whether kernels of GPU schedules are generated for a GPU (cuda) or emulated on the CPU.
+    bool has_gpu_feature() const { return has_feature(CUDA) || has_feature(GPUEmulation); }
+    // The CUDA compute capability kernels are generated for, as 10 * major + minor: the highest
+    // cuda_capability_* feature, else 75.
+    int cuda_capability() const;
 
     bool operator==(const Target& o) const {
         return os == o.os && arch == o.arch && bits == o.bits && features_ == o.features_;

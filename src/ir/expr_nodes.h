@@ -312,6 +312,9 @@ enum class Intrinsic : uint8_t {
     // dot2_bf16(acc, a, b): acc (float32 x n), in lane i plus the product of lanes 2i + 1 of a and
     // b, then plus that of lanes 2i, read as bfloat16 bits (uint16 x 2n, or x 2 for every lane).
     DotBF16,
+    // Produced by GPU lowering: gpu_barrier() waits until every thread of the block has reached
+    // it, and makes the memory writes of each visible to all.
+    GPUBarrier,
 };
 
 struct Call : ExprNodeOf<Call, IRKind::Call> {

@@ -225,6 +225,7 @@ const char* intrinsic_name(Intrinsic op) {
         case Intrinsic::Require: return "require";
         case Intrinsic::AllLanesTrue: return "all_lanes_true";
         case Intrinsic::ExtractLane: return "extract_lane";
+        case Intrinsic::GPUBarrier: return "gpu_barrier";
     }
     return "unknown";
 }
@@ -281,6 +282,9 @@ const char* for_kind_name(ForKind k) {
         case ForKind::Vectorized: return "vectorized";
         case ForKind::Unrolled: return "unrolled";
         case ForKind::Tensorized: return "tensorized";
+        case ForKind::GPUBlock: return "gpu_block";
+        case ForKind::GPUThread: return "gpu_thread";
+        case ForKind::GPULane: return "gpu_lane";
     }
     return "for";
 }

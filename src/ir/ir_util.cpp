@@ -199,4 +199,10 @@ std::unordered_set<std::string> names_bound(const Stmt& s) {
     return std::move(b.names);
 }
 
+const For* loop_under_lets(const Stmt& s) {
+    Stmt inner = s;
+    while (const LetStmt* let = inner.as<LetStmt>()) inner = let->body;
+    return inner.as<For>();
+}
+
 }  // namespace tessera::ir

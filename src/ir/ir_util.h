@@ -51,4 +51,7 @@ std::unordered_set<std::string> variables_read(const Stmt& s);
 // The names that the lets (of expressions and statements) and the loops inside a statement bind.
 std::unordered_set<std::string> names_bound(const Stmt& s);
 
+// The loop s is, or the one that s's chain of lets wraps; null if there is none.
+const For* loop_under_lets(const Stmt& s);
+
 }  // namespace tessera::ir

@@ -348,7 +348,9 @@ Stmt Simplifier::visit(const LetStmt* op) {
 Stmt Simplifier::visit(const For* op) {
     Expr min = mutate(op->min), extent = mutate(op->extent);
     if (prove_le(extent, make_zero(extent.type()))) return Stmt();
-    if (is_const_one(extent)) return mutate(LetStmt::make(op->name, min, op->body));
+    // A GPU loop of one iteration stays: it is where a kernel, or its threads, begin.
+    if (is_const_one(extent) && !is_gpu_loop(op->for_kind))
+        return mutate(LetStmt::make(op->name, min, op->body));
     Expr last = simplify_local(Sub::make(Add::make(min, extent), make_one(min.type())));
     Saved saved = enter(op->name, Interval(min, last));
     Stmt body = mutate(op->body);

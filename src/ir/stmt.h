@@ -67,8 +67,23 @@ struct ProducerConsumer : StmtNodeOf<ProducerConsumer, IRKind::ProducerConsumer>
 };
 
 // Tensorized: a loop that a schedule tensorized, replaced with its nest by the tensorize pass (or run
-// as a serial loop where the tile is not whole); no other pass sees one.
-enum class ForKind : uint8_t { Serial, Parallel, Vectorized, Unrolled, Tensorized };
+// as a serial loop where the tile is not whole); no other pass sees one. GPUBlock, GPUThread and
+// GPULane: a loop over the blocks of a GPU kernel, over the threads of a block, or over the lanes
+// of a warp (a thread loop of at most 32 iterations).
+enum class ForKind : uint8_t {
+    Serial,
+    Parallel,
+    Vectorized,
+    Unrolled,
+    Tensorized,
+    GPUBlock,
+    GPUThread,
+    GPULane
+};
+// Whether a loop of this kind runs over a GPU's threads (GPUThread or GPULane), or over its blocks
+// or threads.
+inline bool is_gpu_thread_loop(ForKind k) { return k == ForKind::GPUThread || k == ForKind::GPULane; }
+inline bool is_gpu_loop(ForKind k) { return k == ForKind::GPUBlock || is_gpu_thread_loop(k); }
 const char* for_kind_name(ForKind k);
 
 struct For : StmtNodeOf<For, IRKind::For> {

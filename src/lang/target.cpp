@@ -33,6 +33,22 @@ constexpr std::array<NamedFeature, Target::FeatureEnd> feature_names{{
     {Target::ARMFp16, "arm_fp16"},
     {Target::NoRuntime, "no_runtime"},
     {Target::CheckBounds, "check_bounds"},
+    {Target::CUDA, "cuda"},
+    {Target::CUDACapability75, "cuda_capability_75"},
+    {Target::CUDACapability80, "cuda_capability_80"},
+    {Target::CUDACapability86, "cuda_capability_86"},
+    {Target::CUDACapability89, "cuda_capability_89"},
+    {Target::CUDACapability90, "cuda_capability_90"},
+    {Target::GPUEmulation, "gpu_emulation"},
+}};
+
+// The capability features, lowest first, with their capabilities.
+constexpr std::array<std::pair<Target::Feature, int>, 5> cuda_capabilities{{
+    {Target::CUDACapability75, 75},
+    {Target::CUDACapability80, 80},
+    {Target::CUDACapability86, 86},
+    {Target::CUDACapability89, 89},
+    {Target::CUDACapability90, 90},
 }};
 
 std::vector<std::string> split_on_dash(const std::string& s) {
@@ -199,6 +215,13 @@ bool Target::feature_from_name(const std::string& s, Feature* f) {
         }
     }
     return false;
+}
+
+int Target::cuda_capability() const {
+    int capability = 75;
+    for (const auto& [feature, value] : cuda_capabilities)
+        if (has_feature(feature)) capability = value;
+    return capability;
 }
 
 int Target::natural_vector_size(const Type& t) const {

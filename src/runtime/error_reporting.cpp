@@ -27,6 +27,11 @@ std::string& message_buffer() {
     return buffer;
 }
 
+std::string& last_message() {
+    thread_local std::string message;
+    return message;
+}
+
 }  // namespace
 
 extern "C" {
@@ -57,8 +62,11 @@ int32_t tessera_error_end(void* user_context, int32_t code) {
     // Copy first: the handler may itself run a pipeline that reports an error on this thread.
     std::string message = std::move(message_buffer());
     message_buffer().clear();
+    last_message() = message;
     error_handler.load()(user_context, message.c_str());
     return code;
 }
+
+const char* tessera_error_last_message(void) { return last_message().c_str(); }
 
 }  // extern "C"

@@ -26,6 +26,7 @@
 
 #include "random_schedule/pipeline_builder.h"
 #include "random_schedule/pipeline_reference.h"
+#include "random_schedule/random_gpu_schedule.h"
 #include "random_schedule/random_pipeline.h"
 #include "random_schedule/random_schedule.h"
 
@@ -61,16 +62,16 @@ Buffer<> make_input(const PipelineDef& p) {
 // access checked against its storage: an access outside throws, naming it), and counts the points
 // where they differ from each other or from the reference, describing the first few.
 template <typename T>
-int compare_outputs(const PipelineDef& p, Func plain, Func scheduled, const Reference& reference,
-                    std::string& differences) {
+int compare_outputs(const PipelineDef& p, Func plain, Func scheduled, const Target& target,
+                    const Reference& reference, std::string& differences) {
     const int w = p.output_extent[0], h = p.output_extent[1];
     Buffer<T> expected(w, h), actual(w, h), checked(w, h);
     expected.set_min(p.output_min[0], p.output_min[1]);
     actual.set_min(p.output_min[0], p.output_min[1]);
     checked.set_min(p.output_min[0], p.output_min[1]);
     plain.realize(expected);
-    scheduled.realize(actual);
-    scheduled.realize(checked, get_host_target().with_feature(Target::CheckBounds));
+    scheduled.realize(actual, target);
+    scheduled.realize(checked, target.with_feature(Target::CheckBounds));
     int mismatches = 0;
     std::ostringstream out;
     for (int y = p.output_min[1]; y < p.output_min[1] + h; y++) {
@@ -124,22 +125,25 @@ CaseResult run_case(uint32_t seed, const GeneratorOptions& g, const ScheduleOpti
         Reference reference(p);
         BuiltPipeline plain = build_pipeline(p, input);
         BuiltPipeline scheduled = build_pipeline(p, input);
-        schedule = ScheduleGenerator(rng, p, scheduled, s, reference.stage_regions()).run();
+        schedule = s.gpu ? GPUScheduleGenerator(rng, p, scheduled).run()
+                         : ScheduleGenerator(rng, p, scheduled, s, reference.stage_regions()).run();
+        const Target target =
+            s.gpu ? get_host_target().with_feature(Target::GPUEmulation) : get_host_target();
         count_primitives(schedule);
         if (std::getenv("TESSERA_RANDOM_SCHEDULE_PROGRESS"))
             std::fprintf(stderr, "---- pipeline\n%s---- schedule\n%s", pipeline.c_str(), schedule.c_str());
         switch (p.stages.back().type) {
             case ValueType::UInt8:
-                mismatches =
-                    compare_outputs<uint8_t>(p, plain.output(), scheduled.output(), reference, differences);
+                mismatches = compare_outputs<uint8_t>(p, plain.output(), scheduled.output(), target,
+                                                      reference, differences);
                 break;
             case ValueType::UInt16:
-                mismatches =
-                    compare_outputs<uint16_t>(p, plain.output(), scheduled.output(), reference, differences);
+                mismatches = compare_outputs<uint16_t>(p, plain.output(), scheduled.output(), target,
+                                                       reference, differences);
                 break;
             default:
-                mismatches =
-                    compare_outputs<int32_t>(p, plain.output(), scheduled.output(), reference, differences);
+                mismatches = compare_outputs<int32_t>(p, plain.output(), scheduled.output(), target,
+                                                      reference, differences);
                 break;
         }
     } catch (const std::exception& e) {
@@ -235,4 +239,16 @@ TEST_CASE("random pipelines under tiled schedules, with Funcs placed at every le
     g.update_probability = 0.1;
     g.small_size_probability = 0.1;
     run_cases(5000, 5, g, s);
+}
+
+TEST_CASE("random pipelines under random GPU schedules give the same bits in emulation") {
+    // Blocks and threads in tiles of every tail strategy, stages staged in shared memory per block or
+    // computed per thread, kernels of their own at the root, updates on threads or on one thread.
+    ScheduleOptions s;
+    s.gpu = true;
+    GeneratorOptions g;
+    g.previous_stage_bias = 0.5;
+    g.input_read_probability = 0.5;
+    g.update_probability = 0.25;
+    run_cases(6000, 5, g, s);
 }

@@ -29,8 +29,8 @@
 using namespace tessera;
 using namespace tessera::ir;
 using tessera::targets::JITModule;
-using tessera::targets::LoweredArgument;
-using tessera::targets::LoweredFunction;
+using tessera::lowering::LoweredArgument;
+using tessera::lowering::LoweredFunction;
 using tessera::test::CapturedErrors;
 
 namespace {

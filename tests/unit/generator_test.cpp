@@ -616,7 +616,7 @@ TEST_CASE("the driver refuses bad command lines with one message and status 1") 
     // (compile_ahead_of_time writes the header before it compares the targets: another directory.)
     refused(
         {"-g", "blur", "-o", scratch_dir("mixed_targets").string(), "target=x86-64-linux-avx2,arm-64-linux"},
-        "differ in architecture, word size, operating system, no_runtime or check_bounds");
+        "differ in architecture, word size, operating system, or a feature from no_runtime on");
     refused({"-g", "blur", "-o", dir, "target=sparc-64-linux"}, "\"sparc-64-linux\" is not a target");
     refused({"-g", "blur", "-o", dir, "-e", "h,cpp_stub"}, "-e: unknown kind of file 'cpp_stub'");
     refused({"-g", "blur", "-o", dir, "-f", "not-a-name"},

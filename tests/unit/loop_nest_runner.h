@@ -92,7 +92,7 @@ public:
 
     // Compiles body and runs it on fresh copies of the arguments' initial contents.
     RunResult run(const std::string& function_name, const ir::Stmt& body) const {
-        std::vector<targets::LoweredArgument> lowered;
+        std::vector<lowering::LoweredArgument> lowered;
         for (const Argument& a : arguments_)
             lowered.push_back({a.name, a.is_buffer, a.type, a.is_buffer ? 1 : 0});
         std::shared_ptr<targets::JITModule> m =

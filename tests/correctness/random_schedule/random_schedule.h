@@ -51,6 +51,8 @@ struct ScheduleOptions {
     bool tile_pure_loops = false;
     // Scales how often a stage's loops are reordered, vectorized, unrolled and made parallel.
     double loop_primitive_probability = 1;
+    // GPU schedules instead (random_gpu_schedule.h), run in emulation.
+    bool gpu = false;
 };
 
 struct LoopDim {

@@ -17,7 +17,7 @@
 #include "ir/stmt.h"
 #include "tessera/type.h"
 
-namespace tessera::targets {
+namespace tessera::lowering {
 
 struct LoweredArgument {
     std::string name;  // e.g. "input", "f" (an output), "alpha" (a scalar Param)
@@ -35,4 +35,4 @@ struct LoweredFunction {
     std::map<std::string, const void*> extern_symbols;
 };
 
-}  // namespace tessera::targets
+}  // namespace tessera::lowering

@@ -1,0 +1,166 @@
+// GPU schedules run in emulation (the target feature gpu_emulation) give the bits of the default
+// schedule and of plain C++: blocks, threads, lanes, tails of every strategy, producers staged in
+// shared memory or computed per thread, updates, rfactor and cache_read.
+
+#include <doctest/doctest.h>
+
+#include <tessera/tessera.h>
+
+#include <random>
+
+#include "tests/correctness/blur_reference.h"
+
+using namespace tessera;
+using namespace blur_reference;
+
+namespace {
+
+const Target emulation("host-gpu_emulation");
+
+template <typename T>
+void check_same_bits(const Buffer<T>& actual, const Buffer<T>& expected) {
+    REQUIRE(actual.dimensions() == expected.dimensions());
+    int mismatches = 0;
+    expected.for_each_element([&](const int* pos) {
+        if (actual(pos) != expected(pos) && mismatches++ < 5) {
+            std::string at;
+            for (int d = 0; d < expected.dimensions(); d++) at += (d ? ", " : "") + std::to_string(pos[d]);
+            FAIL_CHECK("differs at (" << at << ")");
+        }
+    });
+    CHECK(mismatches == 0);
+}
+
+Buffer<float> random_floats(int w, int h, unsigned seed) {
+    Buffer<float> b(w, h);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    b.for_each_value([&](float& v) { v = dist(rng); });
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("a blur tiled onto blocks and threads gives the reference's bits under every tail strategy") {
+    const int w = 67, h = 45;  // divisible by no tile size below
+    Buffer<uint16_t> in = random_image(w, h, 1);
+    for (TailStrategy tail : {TailStrategy::Auto, TailStrategy::GuardWithIf, TailStrategy::ShiftInwards}) {
+        CAPTURE(int(tail));
+        Blur blur(in);
+        blur.blur_y.gpu_tile(blur.x, blur.y, blur.xo, blur.yo, blur.xi, blur.yi, 16, 8, tail);
+        check_equal<uint16_t>(blur.blur_y.realize({w, h}, emulation), reference_blur(in));
+    }
+}
+
+TEST_CASE("a producer computed per block lives in shared memory and gives the reference's bits") {
+    const int w = 67, h = 45;
+    Buffer<uint16_t> in = random_image(w, h, 2);
+    Blur blur(in);
+    blur.blur_y.gpu_tile(blur.x, blur.y, blur.xo, blur.yo, blur.xi, blur.yi, 16, 8,
+                         TailStrategy::GuardWithIf);
+    blur.blur_x.compute_at(blur.blur_y, blur.xo).gpu_threads(blur.x, blur.y);
+    check_equal<uint16_t>(blur.blur_y.realize({w, h}, emulation), reference_blur(in));
+}
+
+TEST_CASE("a producer computed per thread gives the reference's bits") {
+    const int w = 61, h = 37;
+    Buffer<uint16_t> in = random_image(w, h, 3);
+    Blur blur(in);
+    blur.blur_y.gpu_tile(blur.x, blur.y, blur.xo, blur.yo, blur.xi, blur.yi, 8, 4);
+    blur.blur_x.compute_at(blur.blur_y, blur.xi);
+    check_equal<uint16_t>(blur.blur_y.realize({w, h}, emulation), reference_blur(in));
+}
+
+TEST_CASE("one-, two- and three-dimensional gpu_tile give the default schedule's bits") {
+    Func f("f"), g("g");
+    Var x("x"), y("y"), z("z"), bx("bx"), by("by"), bz("bz"), tx("tx"), ty("ty"), tz("tz");
+    f(x, y, z) = x * 7 + y * 13 - z * 5 + (x * y) % 11;
+    g(x, y, z) = f(x, y, z) * 3 + f(x + 1, y, z) - f(x, y + 1, z + 1);
+    const Buffer<int> expected = g.realize({21, 10, 7});
+    g.gpu_tile(x, bx, tx, 8, TailStrategy::GuardWithIf);
+    check_same_bits<int>(g.realize({21, 10, 7}, emulation), expected);
+    Func g2("g2");
+    g2(x, y, z) = f(x, y, z) * 3 + f(x + 1, y, z) - f(x, y + 1, z + 1);
+    g2.gpu_tile(x, y, z, bx, by, bz, tx, ty, tz, 4, 3, 2, TailStrategy::GuardWithIf);
+    f.compute_at(g2, bx).gpu_threads(x, y, z);
+    check_same_bits<int>(g2.realize({21, 10, 7}, emulation), expected);
+}
+
+TEST_CASE("gpu_blocks, gpu_threads, gpu_lanes and gpu on split loops give the default schedule's bits") {
+    Var x("x"), y("y"), xo("xo"), xi("xi"), yo("yo"), yi("yi");
+    auto define = [&](Func& f) { f(x, y) = cast<float>(x) * 0.5f - cast<float>(y * y) * 0.25f; };
+    Func plain("plain");
+    define(plain);
+    const Buffer<float> expected = plain.realize({50, 19});
+    Func lanes("lanes");
+    define(lanes);
+    lanes.split(x, xo, xi, 32, TailStrategy::GuardWithIf).gpu_blocks(xo, y).gpu_lanes(xi);
+    check_same_bits<float>(lanes.realize({50, 19}, emulation), expected);
+    Func both("both");
+    define(both);
+    both.split(x, xo, xi, 16, TailStrategy::GuardWithIf)
+        .split(y, yo, yi, 4, TailStrategy::GuardWithIf)
+        .reorder(xi, yi, xo, yo)
+        .gpu(xo, yo, xi, yi);
+    check_same_bits<float>(both.realize({50, 19}, emulation), expected);
+    Func single("single");
+    define(single);
+    single.gpu_single_thread();
+    check_same_bits<float>(single.realize({50, 19}, emulation), expected);
+}
+
+TEST_CASE("an update scheduled on threads and a reduction by rfactor give the default schedule's bits") {
+    const Buffer<float> in = random_floats(70, 33, 4);
+    Var x("x"), y("y"), xo("xo"), xi("xi"), u("u");
+    RDom r(0, 70, "r");
+    // Row sums, the reduction inside each thread.
+    Func sums("sums");
+    sums(y) = 0.0f;
+    sums(y) += in(r, y);
+    const Buffer<float> expected = sums.realize({33});
+    sums.gpu_tile(y, xo, xi, 8, TailStrategy::GuardWithIf);
+    sums.update().gpu_tile(y, xo, xi, 8, TailStrategy::GuardWithIf);
+    check_same_bits<float>(sums.realize({33}, emulation), expected);
+    // rfactor: partial sums over slices of r, each slice a thread, reassociated as on the CPU.
+    Func cpu("cpu"), gpu("gpu");
+    RVar ro("ro"), ri("ri");
+    for (Func* f : {&cpu, &gpu}) {
+        (*f)(y) = 0.0f;
+        (*f)(y) += in(r, y);
+    }
+    Func cpu_partial = cpu.update().split(r, ro, ri, 8).rfactor(ri, u);
+    cpu_partial.compute_root();
+    const Buffer<float> rfactored = cpu.realize({33});
+    Func gpu_partial = gpu.update().split(r, ro, ri, 8).rfactor(ri, u);
+    // The intermediate is gpu_partial(y, u): blocks over the slices of r and tiles of rows, a
+    // thread per row.
+    gpu_partial.compute_root().gpu_tile(y, xo, xi, 16, TailStrategy::GuardWithIf).gpu_blocks(u);
+    gpu_partial.update().gpu_tile(y, xo, xi, 16, TailStrategy::GuardWithIf).gpu_blocks(u);
+    gpu.gpu_tile(y, xo, xi, 16, TailStrategy::GuardWithIf);
+    gpu.update().gpu_tile(y, xo, xi, 16, TailStrategy::GuardWithIf);
+    check_same_bits<float>(gpu.realize({33}, emulation), rfactored);
+}
+
+TEST_CASE("cache_read into GPUShared memory stages a tile for a block and gives the reference's bits") {
+    const int w = 67, h = 45;
+    Buffer<uint16_t> in = random_image(w, h, 5);
+    Blur blur(in);
+    blur.blur_y.gpu_tile(blur.x, blur.y, blur.xo, blur.yo, blur.xi, blur.yi, 16, 8,
+                         TailStrategy::GuardWithIf);
+    blur.blur_x.compute_root().gpu_tile(blur.x, blur.y, blur.xo, blur.yo, blur.xi, blur.yi, 32, 4,
+                                        TailStrategy::GuardWithIf);
+    Func staged = cache_read(blur.blur_x, {blur.blur_y}, MemoryType::GPUShared);
+    staged.compute_at(blur.blur_y, blur.xo).gpu_threads(blur.x, blur.y);
+    check_equal<uint16_t>(blur.blur_y.realize({w, h}, emulation), reference_blur(in));
+}
+
+TEST_CASE("TESSERA_GPU_EMULATION runs a GPU schedule on the CPU without the target feature") {
+    const int w = 40, h = 23;
+    Buffer<uint16_t> in = random_image(w, h, 6);
+    setenv("TESSERA_GPU_EMULATION", "1", 1);
+    Blur blur(in);
+    blur.blur_y.gpu_tile(blur.x, blur.y, blur.xo, blur.yo, blur.xi, blur.yi, 8, 8);
+    const Buffer<uint16_t> out = blur.blur_y.realize({w, h});
+    unsetenv("TESSERA_GPU_EMULATION");
+    check_equal<uint16_t>(out, reference_blur(in));
+}
