@@ -22,4 +22,4 @@ export TESSERA_RANDOM_SCHEDULE_NEST_COST="${TESSERA_RANDOM_SCHEDULE_NEST_COST:-2
 # builds against in Release, not Tessera's code; it is the Release suite's job. The ONNX conformance
 # suites (labelled conformance) take too long under the sanitizers; the graph tests, the ONNX loader's
 # fuzz run among them, do run.
-ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" -L '^(unit|correctness|error|graph|tutorial|app)$' "$@"
+ctest --test-dir "$build_dir" --output-on-failure -j"$(nproc)" -L '^(unit|correctness|error|graph|tutorial|app|gpu)$' "$@"
