@@ -3,8 +3,8 @@
 
 #include <memory>
 
-#include "targets/cpu_target.h"
 #include "lowering/lowered_function.h"
+#include "targets/cpu_target.h"
 
 namespace llvm {
 class LLVMContext;

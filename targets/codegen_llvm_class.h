@@ -16,9 +16,9 @@
 
 #include "ir/node_list.h"
 #include "ir/visitor.h"
-#include "targets/cpu_target.h"
 #include "lowering/lowered_function.h"
 #include "targets/codegen_llvm.h"
+#include "targets/cpu_target.h"
 
 namespace tessera::targets::detail {
 

@@ -24,9 +24,9 @@
 
 using namespace tessera;
 using namespace tessera::ir;
-using tessera::targets::JITModule;
 using tessera::lowering::LoweredArgument;
 using tessera::lowering::LoweredFunction;
+using tessera::targets::JITModule;
 
 namespace {
 
