@@ -9,6 +9,7 @@
 #include "ir/printer.h"
 #include "lowering/enclosing_lets.h"
 #include "lowering/loop_owners.h"
+#include "schedule/stage_primitives.h"
 #include "tessera/operators.h"
 #include "util/error_stream.h"
 
@@ -46,21 +47,11 @@ private:
     // How a message names a loop: "f.update(0).gpu_threads(x)".
     std::string primitive(const ir::For* loop) const {
         const LoopOwner o = owners_.of(loop->name);
-        return o.stage_text() + "." + kind_primitive(loop->for_kind) + "(" + o.var + ")";
+        return o.stage_text() + "." + schedule::kind_primitive(loop->for_kind) + "(" + o.var + ")";
     }
     std::string where(const ir::For* loop) const {
         const LoopOwner o = owners_.of(loop->name);
         return o.stage_text() + "'s " + ir::for_kind_name(loop->for_kind) + " loop over " + o.var;
-    }
-    static const char* kind_primitive(ir::ForKind k) {
-        switch (k) {
-            case ir::ForKind::GPUBlock: return "gpu_blocks";
-            case ir::ForKind::GPUThread: return "gpu_threads";
-            case ir::ForKind::GPULane: return "gpu_lanes";
-            case ir::ForKind::Parallel: return "parallel";
-            case ir::ForKind::Vectorized: return "vectorize";
-            default: return "serial";
-        }
     }
     const ir::For* innermost_enclosing(bool (*pred)(ir::ForKind)) const {
         for (auto it = enclosing_.rbegin(); it != enclosing_.rend(); ++it)

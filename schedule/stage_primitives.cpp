@@ -136,6 +136,8 @@ std::string loop_carried_dependency(const StageRef& s, const std::set<std::strin
     return "";
 }
 
+}  // namespace
+
 const char* kind_primitive(ir::ForKind kind) {
     switch (kind) {
         case ir::ForKind::Parallel: return "parallel";
@@ -147,8 +149,6 @@ const char* kind_primitive(ir::ForKind kind) {
         default: return "serial";
     }
 }
-
-}  // namespace
 
 lang::Definition& StageRef::definition() const {
     lang::Definition* d = stage == 0 ? &function.pure : &function.updates.at(size_t(stage) - 1);

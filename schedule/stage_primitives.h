@@ -42,6 +42,8 @@ void reorder(const StageRef& s, const std::vector<std::string>& vars);
 // Marks a loop parallel, vectorized, unrolled or serial; refuses parallel and vectorized loops
 // whose iterations depend on each other.
 void set_loop_kind(const StageRef& s, const std::string& var, ir::ForKind kind);
+// The primitive that gives a loop its kind, as messages name it: "parallel", "gpu_threads", ...
+const char* kind_primitive(ir::ForKind kind);
 
 // The loops of a stage, outermost first, as a message lists them ("y.yo, x.xo, y.yi, x.xi").
 std::string describe_loops(const StageSchedule& schedule);
