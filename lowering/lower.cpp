@@ -18,8 +18,10 @@
 #include "lowering/flatten_storage.h"
 #include "lowering/fold_storage.h"
 #include "lowering/fuse_gpu_thread_loops.h"
+#include "lowering/inject_device_copies.h"
 #include "lowering/inline_functions.h"
 #include "lowering/loop_nest_text.h"
+#include "lowering/outline_gpu_kernels.h"
 #include "lowering/partition_loops.h"
 #include "lowering/place_allocations.h"
 #include "lowering/place_gpu_storage.h"
@@ -95,8 +97,15 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("unroll loops", [&] { return unroll_loops(s); });
     s = run_pass("vectorize loops", [&] { return vectorize_loops(s); });
     s = run_pass("simplify vectors", [&] { return ir::simplify(s); });
+    const bool gpu_kernels = options.gpu && !options.emulate_gpu && options.outline_gpu_kernels;
+    if (gpu_kernels) {
+        s = run_pass("inject device copies",
+                     [&] { return inject_device_copies(s, result.function.device_allocations); });
+    }
     s = run_pass("place allocations", [&] { return place_allocations(s, env); });
     s = run_pass("constant stack indices", [&] { return constant_stack_indices(s); });
+    if (gpu_kernels)
+        s = run_pass("outline GPU kernels", [&] { return outline_gpu_kernels(s, result.function.kernels); });
     result.function.name = name;
     result.function.body = s;
     result.function.extern_symbols = tensor_intrinsic_functions(env);

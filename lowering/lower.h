@@ -18,6 +18,9 @@ struct LoweringOptions {
     bool gpu = false;           // GPU schedules make kernels (the target feature cuda, or emulation)
     // Kernels run on the CPU (the target feature gpu_emulation, or TESSERA_GPU_EMULATION=1).
     bool emulate_gpu = false;
+    // Kernels not emulated are outlined and launched from the host; tests that treat the kernels
+    // themselves keep them in the loop nest.
+    bool outline_gpu_kernels = true;
 };
 
 struct LoweredPipeline {

@@ -14,6 +14,7 @@
 #include "ir/simplify.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
+#include "lowering/gpu_memory_accesses.h"
 #include "tessera/operators.h"
 
 namespace tessera::lowering {
@@ -461,7 +462,9 @@ class PartitionLoops : public ir::Mutator {
         ir::Stmt mutated = body.same_as(op->body)
                                ? ir::handle_of(op)
                                : ir::For::make(op->name, op->min, op->extent, op->for_kind, body);
-        if (!serial) return mutated;
+        // The threads of a GPU block must meet every barrier in step, so a loop with barriers
+        // keeps one body: its parts' bounds could differ from thread to thread.
+        if (!serial || contains_gpu_barrier(mutated)) return mutated;
         const ir::For* loop = mutated.as<ir::For>();
         // A walk that proves a clamp may prove more in the next, which takes the clamp's unmarked
         // copies (a tile's bounds, bound before its consumer's loop is met) its likely way too.

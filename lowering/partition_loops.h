@@ -14,6 +14,7 @@
 // A test is proved when it is a conjunction of comparisons linear in the loop's variable, with the
 // lets inside the loop expanded and the likely sides of the other tests taken. Tests that read a
 // variable of an enclosing serial loop are left to that loop; other tests stay in every part.
+// Loops with a gpu_barrier() inside are left whole.
 
 #include "ir/stmt.h"
 

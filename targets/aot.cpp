@@ -12,6 +12,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "targets/aot_module.h"
+#include "targets/codegen_ptx.h"
 #include "targets/cpu_target.h"
 #include "targets/static_library.h"
 #include "tessera/target.h"
@@ -22,10 +23,10 @@ namespace {
 
 // A module with f for one target, optimized for it.
 std::unique_ptr<llvm::Module> build_variant(const AotFunction& f, llvm::LLVMContext& context,
-                                            const Target& target) {
+                                            const Target& target, const std::string& gpu_code) {
     const CpuTarget cpu = cpu_target_for(target);
     std::unique_ptr<llvm::TargetMachine> machine = cpu.create_target_machine();
-    std::unique_ptr<llvm::Module> module = aot_module(f, context, cpu);
+    std::unique_ptr<llvm::Module> module = aot_module(f, context, cpu, gpu_code);
     CpuTarget::optimize(*module, *machine);
     return module;
 }
@@ -47,14 +48,15 @@ void check_one_machine(const std::vector<Target>& targets) {
 
 // f for each target, behind entry points that pick the first target the CPU supports.
 std::unique_ptr<llvm::Module> build_multitarget(const AotFunction& f, llvm::LLVMContext& context,
-                                                const std::vector<Target>& targets) {
+                                                const std::vector<Target>& targets,
+                                                const std::string& gpu_code) {
     std::unique_ptr<llvm::Module> module;
     std::vector<AotVariant> variants;
     for (size_t i = 0; i < targets.size(); i++) {
         AotFunction variant = f;
         variant.name = f.name + "_variant" + std::to_string(i);
         variant.body.name = variant.name + ".body";
-        std::unique_ptr<llvm::Module> code = build_variant(variant, context, targets[i]);
+        std::unique_ptr<llvm::Module> code = build_variant(variant, context, targets[i], gpu_code);
         if (!module) {
             module = std::move(code);
         } else {
@@ -80,11 +82,21 @@ void write_file(const std::string& path, const std::string& contents) {
 
 }  // namespace
 
+std::string ptx_path(const std::string& assembly_path) {
+    const size_t slash = assembly_path.find_last_of('/');
+    const size_t dot = assembly_path.find_last_of('.');
+    const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+    return (has_extension ? assembly_path.substr(0, dot) : assembly_path) + ".ptx";
+}
+
 void compile_ahead_of_time(const AotFunction& f, const std::vector<Target>& targets, const AotFiles& files) {
     check_one_machine(targets);
+    // The targets agree on the GPU (check_one_machine), so their variants share its code.
+    const std::string gpu_code = f.body.kernels.empty() ? "" : codegen_ptx(f.body, targets[0]);
     llvm::LLVMContext context;
-    std::unique_ptr<llvm::Module> module =
-        targets.size() == 1 ? build_variant(f, context, targets[0]) : build_multitarget(f, context, targets);
+    std::unique_ptr<llvm::Module> module = targets.size() == 1
+                                               ? build_variant(f, context, targets[0], gpu_code)
+                                               : build_multitarget(f, context, targets, gpu_code);
     // Machine code comes from the last target's machine: each function carries its own target's
     // CPU and features, and the last target is the one every CPU the library runs on has.
     std::unique_ptr<llvm::TargetMachine> machine = cpu_target_for(targets.back()).create_target_machine();
@@ -102,9 +114,11 @@ void compile_ahead_of_time(const AotFunction& f, const std::vector<Target>& targ
         write_file(files.bitcode, out.str());
     }
     // Code generation changes the module, so objects and assembly are generated from copies.
-    if (!files.assembly.empty())
+    if (!files.assembly.empty()) {
         write_file(files.assembly,
                    CpuTarget::machine_code(*llvm::CloneModule(*module), *machine, /*assembly=*/true));
+        if (!gpu_code.empty()) write_file(ptx_path(files.assembly), gpu_code);
+    }
     if (!files.object.empty() || !files.static_library.empty()) {
         const std::string object = CpuTarget::machine_code(*module, *machine, /*assembly=*/false);
         if (!files.object.empty()) write_file(files.object, object);

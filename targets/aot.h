@@ -49,13 +49,19 @@ struct AotFiles {
     std::string object, assembly, llvm_assembly, bitcode, static_library;
 };
 
-// Generates and optimizes the code of f for each target, then writes the requested files. With
+// Generates and optimizes the code of f for each target, then writes the requested files; for
+// targets with a GPU, the assembly comes with the kernels' PTX, in ptx_path(files.assembly) (it
+// is also embedded in the code). With
 // several targets (all of one architecture and OS), f's entry points run the code of the first
 // target whose instruction-set features the running CPU has; the last is the fallback and is taken
 // without asking. A static library holds the code and, unless the targets have no_runtime, the
 // runtime. Throws CompileError when a file cannot be written, the targets disagree on the machine,
 // or the runtime does not exist for it.
 void compile_ahead_of_time(const AotFunction& f, const std::vector<Target>& targets, const AotFiles& files);
+
+// Where the PTX of a GPU target's kernels is written beside the assembly: its path with the
+// extension .ptx ("blur.s" -> "blur.ptx").
+std::string ptx_path(const std::string& assembly_path);
 
 // The C header declaring f: includes <tessera/runtime.h> and is usable from C and C++.
 std::string c_header(const AotFunction& f);

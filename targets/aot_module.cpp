@@ -165,7 +165,9 @@ private:
                                     builder_.getInt32(b.dimensions),
                                     dims_global,
                                     null};
-        return new llvm::GlobalVariable(module_, buffer_type, true, llvm::GlobalValue::PrivateLinkage,
+        // GPU kernels' copies give the descriptor device memory, which it keeps for the process.
+        const bool constant = f_.body.kernels.empty();
+        return new llvm::GlobalVariable(module_, buffer_type, constant, llvm::GlobalValue::PrivateLinkage,
                                         llvm::ConstantStruct::get(buffer_type, fields), name + ".buffer");
     }
 
@@ -227,10 +229,10 @@ void add_dispatcher(llvm::Module& module, const AotFunction& f, const std::vecto
 }
 
 std::unique_ptr<llvm::Module> aot_module(const AotFunction& f, llvm::LLVMContext& context,
-                                         const CpuTarget& target) {
+                                         const CpuTarget& target, const std::string& gpu_code) {
     TESSERA_INTERNAL_CHECK(f.bindings.size() == f.body.args.size())
         << "every argument of " << f.name << "'s code needs a binding";
-    std::unique_ptr<llvm::Module> module = codegen_llvm(f.body, context, target);
+    std::unique_ptr<llvm::Module> module = codegen_llvm(f.body, context, target, gpu_code);
     module->setModuleIdentifier(f.name);
     EntryBuilder(*module, f).build();
     std::string problems;

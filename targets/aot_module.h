@@ -16,9 +16,10 @@ class Module;
 
 namespace tessera::targets {
 
-// f.body.name must differ from f.name and f.name + "_argv"; the body becomes internal.
+// f.body.name must differ from f.name and f.name + "_argv"; the body becomes internal. gpu_code:
+// the PTX of f.body's kernels.
 std::unique_ptr<llvm::Module> aot_module(const AotFunction& f, llvm::LLVMContext& context,
-                                         const CpuTarget& target);
+                                         const CpuTarget& target, const std::string& gpu_code);
 
 // One target's code of a multi-target function: the entry points name and name + "_argv", which
 // run when the CPU has every feature in the mask (bit i: Target::Feature i).

@@ -30,9 +30,13 @@ CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext& context, const CpuTarget& target)
     buffer_type_ = llvm::StructType::get(context_, {i64, ptr, ptr, i64, type, i32, ptr, ptr});
 }
 
-std::unique_ptr<llvm::Module> CodeGenLLVM::compile(const LoweredFunction& f) {
+std::unique_ptr<llvm::Module> CodeGenLLVM::compile(const LoweredFunction& f, const std::string& gpu_code) {
     TESSERA_INTERNAL_CHECK(!f.name.empty() && f.body.defined())
         << "code generation of an unnamed or empty pipeline";
+    TESSERA_INTERNAL_CHECK(f.kernels.empty() || !gpu_code.empty())
+        << "code generation of " << f.name << " without the code of its GPU kernels";
+    gpu_code_ = gpu_code;
+    device_allocations_ = f.device_allocations;
     module_ = std::make_unique<llvm::Module>(f.name, context_);
     module_->setTargetTriple(target_.triple());
     module_->setDataLayout(target_.data_layout());
@@ -192,6 +196,10 @@ void CodeGenLLVM::visit(const ir::Allocate* op) {
         stack_allocate(op);
         return;
     }
+    if (device_allocations_.count(op->name)) {
+        device_allocate(op);
+        return;
+    }
     // Bytes, in 64 bits; a negative extent counts as empty.
     llvm::Value* size = builder_.getInt64(op->type.bytes() * op->type.lanes());
     for (const Expr& extent : op->extents) {
@@ -340,8 +348,14 @@ llvm::BasicBlock* CodeGenLLVM::unwind_block(size_t depth) {
         a.unwind = llvm::BasicBlock::Create(context_, "free_on_error", function_);
         llvm::IRBuilder<> b(a.unwind);
         llvm::Type* ptr = b.getPtrTy();
-        b.CreateCall(runtime_function("tessera_free", b.getVoidTy(), {ptr, ptr}),
-                     {null_user_context(), a.memory});
+        if (a.device_buffer) {
+            b.CreateCall(runtime_function("tessera_device_free", b.getInt32Ty(), {ptr, ptr}),
+                         {null_user_context(), a.device_buffer});
+        }
+        if (a.memory) {
+            b.CreateCall(runtime_function("tessera_free", b.getVoidTy(), {ptr, ptr}),
+                         {null_user_context(), a.memory});
+        }
         b.CreateBr(unwind_block(depth - 1));
     }
     return a.unwind;
@@ -405,9 +419,9 @@ void CodeGenLLVM::check(const Expr& condition_expr, const Expr& message_expr) {
 void CodeGenLLVM::visit(const ir::ProducerConsumer* op) { codegen(op->body); }
 
 void CodeGenLLVM::visit(const ir::For* op) {
-    TESSERA_USER_CHECK(!ir::is_gpu_loop(op->for_kind))
-        << "the loop " << op->name << " is scheduled for the GPU, and this build generates GPU kernels only "
-        << "in emulation: add the target feature gpu_emulation, or set TESSERA_GPU_EMULATION=1.";
+    // Lowering outlines every kernel, or runs it on the CPU in emulation.
+    TESSERA_INTERNAL_CHECK(!ir::is_gpu_loop(op->for_kind))
+        << "the GPU loop " << op->name << " reached the host's code generation";
     if (op->for_kind == ir::ForKind::Parallel) {
         codegen_parallel_for(op);
         return;
@@ -478,8 +492,8 @@ void CodeGenLLVM::visit(const ir::Realize* op) {
 }  // namespace detail
 
 std::unique_ptr<llvm::Module> codegen_llvm(const LoweredFunction& f, llvm::LLVMContext& context,
-                                           const CpuTarget& target) {
-    return detail::CodeGenLLVM(context, target).compile(f);
+                                           const CpuTarget& target, const std::string& gpu_code) {
+    return detail::CodeGenLLVM(context, target).compile(f, gpu_code);
 }
 
 }  // namespace tessera::targets

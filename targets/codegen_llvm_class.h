@@ -1,7 +1,8 @@
 #pragma once
 // The code generator behind codegen_llvm(), shared by codegen_llvm.cpp (the function and its
-// statements), codegen_llvm_expr.cpp (expressions and intrinsics) and codegen_llvm_parallel.cpp
-// (parallel loops). Only for targets/.
+// statements), codegen_llvm_expr.cpp (expressions and intrinsics), codegen_llvm_parallel.cpp
+// (parallel loops) and codegen_llvm_gpu_host.cpp (launches of GPU kernels, device copies); the
+// base of the GPU kernels' generator, codegen_ptx.cpp. Only for targets/.
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
@@ -9,6 +10,7 @@
 #include <llvm/IR/Module.h>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -25,9 +27,11 @@ namespace tessera::targets::detail {
 class CodeGenLLVM : public ir::Visitor {
 public:
     CodeGenLLVM(llvm::LLVMContext& context, const CpuTarget& target);
-    std::unique_ptr<llvm::Module> compile(const LoweredFunction& f);
+    virtual ~CodeGenLLVM() = default;
+    // gpu_code: the PTX of f.kernels, which f.body launches.
+    std::unique_ptr<llvm::Module> compile(const LoweredFunction& f, const std::string& gpu_code);
 
-private:
+protected:
     // Each visit of an Expr leaves its value in value_; each visit of a Stmt emits code at the
     // builder's insertion point.
 #define TESSERA_DECLARE_VISIT(T) void visit(const ir::T* op) override;
@@ -69,8 +73,8 @@ private:
     llvm::Value* float_mod(llvm::Value* a, llvm::Value* b);
     llvm::Value* shift(llvm::Value* a, llvm::Value* amount, Type t, bool left);
     llvm::Value* compare(ir::IRKind kind, llvm::Value* a, llvm::Value* b, Type t);
-    llvm::Value* codegen_intrinsic(const ir::Call* op);
-    llvm::Value* codegen_math(const ir::Call* op);
+    virtual llvm::Value* codegen_intrinsic(const ir::Call* op);
+    virtual llvm::Value* codegen_math(const ir::Call* op);
     // v, splat to `lanes` lanes if it is a scalar and lanes > 1.
     llvm::Value* splat(llvm::Value* v, int lanes);
     // The vector of type t whose lane i is f of lane i of each argument (scalars stay whole).
@@ -112,6 +116,19 @@ private:
     bool is_atomic_store(const ir::Store* op) const;
     void atomic_store(const ir::Store* op);
 
+    // GPU kernels seen from the host (codegen_llvm_gpu_host.cpp): launches, copies between host
+    // and device, and allocations with device memory, whose descriptors are freed on every exit.
+    llvm::Value* codegen_gpu_launch(const ir::Call* op);
+    llvm::Value* codegen_device_copy(const ir::Call* op);
+    void device_allocate(const ir::Allocate* op);
+    // Exits with the code a runtime call returned (having reported its error) unless it is 0.
+    void exit_unless_zero(llvm::Value* code);
+    llvm::Value* cuda_interface();
+    std::string gpu_code_;  // the PTX of the kernels
+    llvm::GlobalVariable* gpu_code_global_ = nullptr;
+    llvm::GlobalVariable* gpu_module_state_ = nullptr;
+    std::map<std::string, bool> device_allocations_;  // see LoweredFunction
+
     // Calls into the C runtime.
     llvm::FunctionCallee runtime_function(const char* name, llvm::Type* result,
                                           std::vector<llvm::Type*> params);
@@ -126,7 +143,7 @@ private:
     void return_error(llvm::Value* code);
     // Fails the pipeline with the message (an error_message(code, parts...)) where the condition
     // does not hold in every lane; the builder continues where it does. AssertStmt and require().
-    void check(const Expr& condition, const Expr& message);
+    virtual void check(const Expr& condition, const Expr& message);
     // Builds an if (condition) around the code that emit_then emits; leaves the builder after it.
     template <typename EmitThen>
     void emit_if(llvm::Value* condition, EmitThen emit_then);
@@ -148,7 +165,8 @@ private:
     // has a block (made when first needed) that frees it and goes on to free the one enclosing
     // it, so that every error exit shares one chain of frees instead of repeating them.
     struct LiveAllocation {
-        llvm::Value* memory;
+        llvm::Value* memory;                   // null for an allocation with device memory only
+        llvm::Value* device_buffer = nullptr;  // the descriptor of its device memory, if any
         llvm::BasicBlock* unwind = nullptr;
     };
     std::vector<LiveAllocation> live_allocations_;

@@ -500,6 +500,12 @@ llvm::Value* CodeGenLLVM::codegen_intrinsic(const ir::Call* op) {
         case Intrinsic::BufferTypeCode:
         case Intrinsic::BufferTypeBits:
         case Intrinsic::BufferTypeLanes: return codegen_buffer_field(op);
+        case Intrinsic::GPULaunch: return codegen_gpu_launch(op);
+        case Intrinsic::CopyToDevice:
+        case Intrinsic::CopyToHost:
+        case Intrinsic::SetHostDirty:
+        case Intrinsic::SetDeviceDirty: return codegen_device_copy(op);
+        case Intrinsic::GPUBarrier:  // only in kernels (codegen_ptx.cpp)
         case Intrinsic::ErrorMessage:
         case Intrinsic::None: break;
     }

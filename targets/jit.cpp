@@ -19,6 +19,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include "targets/codegen_llvm.h"
+#include "targets/codegen_ptx.h"
 #include "targets/cpu_target.h"
 #include "tessera/runtime.h"
 #include "tessera/target.h"
@@ -233,7 +234,8 @@ std::shared_ptr<JITModule> jit_compile(const LoweredFunction& f, const Target& t
     initialize_llvm_native_target();
     const CpuTarget cpu = cpu_target_for(target);
     auto context = std::make_unique<llvm::LLVMContext>();
-    std::unique_ptr<llvm::Module> module = codegen_llvm(f, *context, cpu);
+    const std::string gpu_code = f.kernels.empty() ? "" : codegen_ptx(f, target);
+    std::unique_ptr<llvm::Module> module = codegen_llvm(f, *context, cpu, gpu_code);
     CpuTarget::optimize(*module, thread_target_machine(cpu));
 
     // The optimized IR is kept as text only when asked for: printing it costs as much as a

@@ -67,6 +67,9 @@ public:
     std::vector<Func> outputs() const;
     bool defined() const { return contents_ != nullptr; }
 
+    // Buffers that realize() makes hold the results on the host. Buffers passed in keep what GPU
+    // kernels wrote on the device (device_dirty()) until copy_to_host(), as in Halide, so that a
+    // pipeline run again and again pays for no copies.
     Realization realize(std::vector<int32_t> sizes = {}, const Target& target = Target());
     void realize(Realization outputs, const Target& target = Target());
     template <typename T, int Dims>

@@ -315,6 +315,18 @@ enum class Intrinsic : uint8_t {
     // Produced by GPU lowering: gpu_barrier() waits until every thread of the block has reached
     // it, and makes the memory writes of each visible to all.
     GPUBarrier,
+    // gpu_launch(kernel, blocks x, y, z, threads x, y, z, shared bytes, arguments...): runs the
+    // outlined kernel of that name (a StringImm) and waits for it; a scalar argument passes its
+    // value, a buffer's descriptor (a Handle) its device memory.
+    GPULaunch,
+    // Host and device copies of a buffer, through its descriptor (a Handle), driven by its dirty
+    // flags as the runtime's functions of the same names are. copy_to_device(buffer, reads) with
+    // reads false (for a kernel that only writes the buffer) gives it device memory and copies
+    // only a dirty host's memory there, never that of a new allocation.
+    CopyToDevice,
+    CopyToHost,
+    SetHostDirty,
+    SetDeviceDirty,
 };
 
 struct Call : ExprNodeOf<Call, IRKind::Call> {

@@ -226,6 +226,11 @@ const char* intrinsic_name(Intrinsic op) {
         case Intrinsic::AllLanesTrue: return "all_lanes_true";
         case Intrinsic::ExtractLane: return "extract_lane";
         case Intrinsic::GPUBarrier: return "gpu_barrier";
+        case Intrinsic::GPULaunch: return "gpu_launch";
+        case Intrinsic::CopyToDevice: return "copy_to_device";
+        case Intrinsic::CopyToHost: return "copy_to_host";
+        case Intrinsic::SetHostDirty: return "set_host_dirty";
+        case Intrinsic::SetDeviceDirty: return "set_device_dirty";
     }
     return "unknown";
 }

@@ -164,6 +164,9 @@ Realization Pipeline::realize(std::vector<int32_t> sizes, const Target& target) 
     }
     Realization r(std::move(buffers));
     realize(r, target);
+    // What GPU kernels wrote is on the device: new buffers come back with it on the host (as
+    // Halide's do; buffers passed in keep it on the device until copy_to_host()).
+    for (const Buffer<>& b : r.buffers()) b.copy_to_host();
     return r;
 }
 

@@ -5,6 +5,7 @@
 #include <map>
 #include <sstream>
 
+#include "tessera/runtime.h"
 #include "util/error_stream.h"
 
 namespace tessera {
@@ -102,6 +103,19 @@ const char* os_name(Target::OS os) {
     }
 }
 
+// The capability of this machine's GPU, for "host-cuda" without one named: the highest of the
+// known capabilities the device has, when a device answers (else the default, 75, stands).
+void add_device_capability(Target* target) {
+    for (const auto& [feature, value] : cuda_capabilities)
+        if (target->has_feature(feature)) return;
+    int32_t device = 0;
+    if (tessera_cuda_device_capability(&device) != 0) return;
+    const Target::Feature* highest = nullptr;
+    for (const auto& [feature, value] : cuda_capabilities)
+        if (value <= device) highest = &feature;
+    if (highest) target->set_feature(*highest);
+}
+
 // Parses description into target, or returns why it cannot.
 std::string parse_target(const std::string& description, Target* target) {
     const std::string syntax =
@@ -131,6 +145,7 @@ std::string parse_target(const std::string& description, Target* target) {
             return "unknown feature \"" + parts[next] + "\". Known features: " + known_features() + ".";
         target->set_feature(f);
     }
+    if (parts[0] == "host" && target->has_feature(Target::CUDA)) add_device_capability(target);
     return "";
 }
 

@@ -29,6 +29,7 @@
 #include "random_schedule/random_gpu_schedule.h"
 #include "random_schedule/random_pipeline.h"
 #include "random_schedule/random_schedule.h"
+#include "tests/gpu/gpu_test_support.h"
 
 using namespace random_schedule;
 
@@ -127,8 +128,10 @@ CaseResult run_case(uint32_t seed, const GeneratorOptions& g, const ScheduleOpti
         BuiltPipeline scheduled = build_pipeline(p, input);
         schedule = s.gpu ? GPUScheduleGenerator(rng, p, scheduled).run()
                          : ScheduleGenerator(rng, p, scheduled, s, reference.stage_regions()).run();
-        const Target target =
-            s.gpu ? get_host_target().with_feature(Target::GPUEmulation) : get_host_target();
+        // GPU schedules run in emulation, or on the GPU in a device run (gpu_test_support.h).
+        const Target target = !s.gpu                   ? get_host_target()
+                              : gpu_test::device_run() ? Target("host-cuda")
+                                                       : get_host_target().with_feature(Target::GPUEmulation);
         count_primitives(schedule);
         if (std::getenv("TESSERA_RANDOM_SCHEDULE_PROGRESS"))
             std::fprintf(stderr, "---- pipeline\n%s---- schedule\n%s", pipeline.c_str(), schedule.c_str());
@@ -242,8 +245,9 @@ TEST_CASE("random pipelines under tiled schedules, with Funcs placed at every le
 }
 
 TEST_CASE("random pipelines under random GPU schedules give the same bits in emulation") {
-    // Blocks and threads in tiles of every tail strategy, stages staged in shared memory per block or
-    // computed per thread, kernels of their own at the root, updates on threads or on one thread.
+    // (On the GPU itself with TESSERA_GPU_DEVICE_TESTS=1.) Blocks and threads in tiles of every tail
+    // strategy, stages staged in shared memory per block or computed per thread, kernels of their own at the
+    // root, updates on threads or on one thread.
     ScheduleOptions s;
     s.gpu = true;
     GeneratorOptions g;

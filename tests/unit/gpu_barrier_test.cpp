@@ -64,6 +64,7 @@ TEST_CASE(
     blur.blur_x.compute_at(blur.blur_y, blur.xo).gpu_threads(blur.x, blur.y);
     lowering::LoweringOptions options;
     options.gpu = true;  // kernels in the shape a GPU runs, emulated here by hand
+    options.outline_gpu_kernels = false;
     const lowering::LoweredPipeline lowered = lowering::lower({blur.blur_y.function()}, "blur", options);
     REQUIRE(lowered.arguments.front().name == "blur_y");
 

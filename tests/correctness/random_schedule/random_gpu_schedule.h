@@ -77,10 +77,12 @@ private:
         return deepest;
     }
 
-    // Whether every read of stage i is at pure Vars plus constant offsets, and each of its updates
-    // writes at its pure Vars: then the region a tile of the output needs of it has a constant
-    // size, as storage inside a kernel must. (A read at a fixed point or over an RDom, or an update
-    // of fixed points, joins the moving tile to a fixed place.)
+    // Whether every read of stage i is at its own pure Vars plus constant offsets (x in dimension
+    // 0, y in 1), and each of its updates writes at its pure Vars: then the region a tile of the
+    // output needs of it has a constant size, as storage inside a kernel must. (A read at a fixed
+    // point or over an RDom, or an update of fixed points, joins the moving tile to a fixed place;
+    // a transposed read, at y in dimension 0, spans a region that grows with the distance
+    // between x and y.)
     bool read_locally(int i) const {
         for (const UpdateDef& u : p.stages[size_t(i)].updates) {
             for (size_t d = 0; d < u.lhs.size(); d++)
@@ -96,8 +98,8 @@ private:
     }
     static bool reads_locally(const Node& n, int i) {
         if (n.op == Node::Op::Read && n.source == i) {
-            for (const Coord& c : n.coords)
-                if (c.var < 0 || c.rvar >= 0) return false;
+            for (size_t d = 0; d < n.coords.size(); d++)
+                if (n.coords[d].var != int(d) || n.coords[d].rvar >= 0) return false;
         }
         for (const Node& a : n.args)
             if (!reads_locally(a, i)) return false;

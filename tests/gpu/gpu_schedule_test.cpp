@@ -1,6 +1,7 @@
-// GPU schedules run in emulation (the target feature gpu_emulation) give the bits of the default
-// schedule and of plain C++: blocks, threads, lanes, tails of every strategy, producers staged in
-// shared memory or computed per thread, updates, rfactor and cache_read.
+// GPU schedules give the bits of the default schedule and of plain C++ (in emulation, and on the
+// GPU in a device run), and their kernels' PTX assembles (see gpu_test_support.h): blocks,
+// threads, lanes, tails of every strategy, producers staged in shared memory or computed per
+// thread, updates, rfactor and cache_read.
 
 #include <doctest/doctest.h>
 
@@ -9,26 +10,16 @@
 #include <random>
 
 #include "tests/correctness/blur_reference.h"
+#include "tests/gpu/gpu_test_support.h"
 
 using namespace tessera;
 using namespace blur_reference;
 
 namespace {
 
-const Target emulation("host-gpu_emulation");
-
 template <typename T>
 void check_same_bits(const Buffer<T>& actual, const Buffer<T>& expected) {
-    REQUIRE(actual.dimensions() == expected.dimensions());
-    int mismatches = 0;
-    expected.for_each_element([&](const int* pos) {
-        if (actual(pos) != expected(pos) && mismatches++ < 5) {
-            std::string at;
-            for (int d = 0; d < expected.dimensions(); d++) at += (d ? ", " : "") + std::to_string(pos[d]);
-            FAIL_CHECK("differs at (" << at << ")");
-        }
-    });
-    CHECK(mismatches == 0);
+    gpu_test::check_same_bits(actual, expected, "the GPU schedule's result");
 }
 
 Buffer<float> random_floats(int w, int h, unsigned seed) {
@@ -48,7 +39,7 @@ TEST_CASE("a blur tiled onto blocks and threads gives the reference's bits under
         CAPTURE(int(tail));
         Blur blur(in);
         blur.blur_y.gpu_tile(blur.x, blur.y, blur.xo, blur.yo, blur.xi, blur.yi, 16, 8, tail);
-        check_equal<uint16_t>(blur.blur_y.realize({w, h}, emulation), reference_blur(in));
+        check_equal<uint16_t>(gpu_test::realize_on_gpu<uint16_t>(blur.blur_y, {w, h}), reference_blur(in));
     }
 }
 
@@ -59,7 +50,7 @@ TEST_CASE("a producer computed per block lives in shared memory and gives the re
     blur.blur_y.gpu_tile(blur.x, blur.y, blur.xo, blur.yo, blur.xi, blur.yi, 16, 8,
                          TailStrategy::GuardWithIf);
     blur.blur_x.compute_at(blur.blur_y, blur.xo).gpu_threads(blur.x, blur.y);
-    check_equal<uint16_t>(blur.blur_y.realize({w, h}, emulation), reference_blur(in));
+    check_equal<uint16_t>(gpu_test::realize_on_gpu<uint16_t>(blur.blur_y, {w, h}), reference_blur(in));
 }
 
 TEST_CASE("a producer computed per thread gives the reference's bits") {
@@ -68,7 +59,7 @@ TEST_CASE("a producer computed per thread gives the reference's bits") {
     Blur blur(in);
     blur.blur_y.gpu_tile(blur.x, blur.y, blur.xo, blur.yo, blur.xi, blur.yi, 8, 4);
     blur.blur_x.compute_at(blur.blur_y, blur.xi);
-    check_equal<uint16_t>(blur.blur_y.realize({w, h}, emulation), reference_blur(in));
+    check_equal<uint16_t>(gpu_test::realize_on_gpu<uint16_t>(blur.blur_y, {w, h}), reference_blur(in));
 }
 
 TEST_CASE("one-, two- and three-dimensional gpu_tile give the default schedule's bits") {
@@ -78,12 +69,12 @@ TEST_CASE("one-, two- and three-dimensional gpu_tile give the default schedule's
     g(x, y, z) = f(x, y, z) * 3 + f(x + 1, y, z) - f(x, y + 1, z + 1);
     const Buffer<int> expected = g.realize({21, 10, 7});
     g.gpu_tile(x, bx, tx, 8, TailStrategy::GuardWithIf);
-    check_same_bits<int>(g.realize({21, 10, 7}, emulation), expected);
+    check_same_bits<int>(gpu_test::realize_on_gpu<int>(g, {21, 10, 7}), expected);
     Func g2("g2");
     g2(x, y, z) = f(x, y, z) * 3 + f(x + 1, y, z) - f(x, y + 1, z + 1);
     g2.gpu_tile(x, y, z, bx, by, bz, tx, ty, tz, 4, 3, 2, TailStrategy::GuardWithIf);
     f.compute_at(g2, bx).gpu_threads(x, y, z);
-    check_same_bits<int>(g2.realize({21, 10, 7}, emulation), expected);
+    check_same_bits<int>(gpu_test::realize_on_gpu<int>(g2, {21, 10, 7}), expected);
 }
 
 TEST_CASE("gpu_blocks, gpu_threads, gpu_lanes and gpu on split loops give the default schedule's bits") {
@@ -95,18 +86,18 @@ TEST_CASE("gpu_blocks, gpu_threads, gpu_lanes and gpu on split loops give the de
     Func lanes("lanes");
     define(lanes);
     lanes.split(x, xo, xi, 32, TailStrategy::GuardWithIf).gpu_blocks(xo, y).gpu_lanes(xi);
-    check_same_bits<float>(lanes.realize({50, 19}, emulation), expected);
+    check_same_bits<float>(gpu_test::realize_on_gpu<float>(lanes, {50, 19}), expected);
     Func both("both");
     define(both);
     both.split(x, xo, xi, 16, TailStrategy::GuardWithIf)
         .split(y, yo, yi, 4, TailStrategy::GuardWithIf)
         .reorder(xi, yi, xo, yo)
         .gpu(xo, yo, xi, yi);
-    check_same_bits<float>(both.realize({50, 19}, emulation), expected);
+    check_same_bits<float>(gpu_test::realize_on_gpu<float>(both, {50, 19}), expected);
     Func single("single");
     define(single);
     single.gpu_single_thread();
-    check_same_bits<float>(single.realize({50, 19}, emulation), expected);
+    check_same_bits<float>(gpu_test::realize_on_gpu<float>(single, {50, 19}), expected);
 }
 
 TEST_CASE("an update scheduled on threads and a reduction by rfactor give the default schedule's bits") {
@@ -120,7 +111,7 @@ TEST_CASE("an update scheduled on threads and a reduction by rfactor give the de
     const Buffer<float> expected = sums.realize({33});
     sums.gpu_tile(y, xo, xi, 8, TailStrategy::GuardWithIf);
     sums.update().gpu_tile(y, xo, xi, 8, TailStrategy::GuardWithIf);
-    check_same_bits<float>(sums.realize({33}, emulation), expected);
+    check_same_bits<float>(gpu_test::realize_on_gpu<float>(sums, {33}), expected);
     // rfactor: partial sums over slices of r, each slice a thread, reassociated as on the CPU.
     Func cpu("cpu"), gpu("gpu");
     RVar ro("ro"), ri("ri");
@@ -138,7 +129,7 @@ TEST_CASE("an update scheduled on threads and a reduction by rfactor give the de
     gpu_partial.update().gpu_tile(y, xo, xi, 16, TailStrategy::GuardWithIf).gpu_blocks(u);
     gpu.gpu_tile(y, xo, xi, 16, TailStrategy::GuardWithIf);
     gpu.update().gpu_tile(y, xo, xi, 16, TailStrategy::GuardWithIf);
-    check_same_bits<float>(gpu.realize({33}, emulation), rfactored);
+    check_same_bits<float>(gpu_test::realize_on_gpu<float>(gpu, {33}), rfactored);
 }
 
 TEST_CASE("cache_read into GPUShared memory stages a tile for a block and gives the reference's bits") {
@@ -151,7 +142,7 @@ TEST_CASE("cache_read into GPUShared memory stages a tile for a block and gives 
                                         TailStrategy::GuardWithIf);
     Func staged = cache_read(blur.blur_x, {blur.blur_y}, MemoryType::GPUShared);
     staged.compute_at(blur.blur_y, blur.xo).gpu_threads(blur.x, blur.y);
-    check_equal<uint16_t>(blur.blur_y.realize({w, h}, emulation), reference_blur(in));
+    check_equal<uint16_t>(gpu_test::realize_on_gpu<uint16_t>(blur.blur_y, {w, h}), reference_blur(in));
 }
 
 TEST_CASE("TESSERA_GPU_EMULATION runs a GPU schedule on the CPU without the target feature") {
