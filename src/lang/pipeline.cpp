@@ -192,7 +192,10 @@ void Pipeline::realize(Realization outputs, const Target& target) {
 }
 
 std::string Pipeline::loop_nest() const {
-    return lowering::lower(contents_->outputs, "tessera_pipeline").loop_nest;
+    // Loops for the GPU are shown whatever the target: what runs them is not the question here.
+    lowering::LoweringOptions options;
+    options.gpu = options.emulate_gpu = true;
+    return lowering::lower(contents_->outputs, "tessera_pipeline", options).loop_nest;
 }
 
 void Pipeline::print_loop_nest() const { std::cout << loop_nest(); }
