@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GPU's checks, for a machine with an NVIDIA GPU and its driver: builds what they need (Release,
 # into build/ or $TESSERA_BUILD_DIR), then runs every GPU test on the device (the gpu/ tests and the
-# randomized GPU schedules, their results compared with emulation's bits) and the GPU peers'
-# self-test (device copies and cuBLAS, checked against the host).
+# randomized GPU schedules, their results compared with emulation's bits), the GPU peers'
+# self-test (device copies and cuBLAS, checked against the host), and the GPU benchmarks (blur,
+# SGEMM, row sum beside device copies and cuBLAS), whose table of medians and ratios it prints.
 #
 #   scripts/gpu_check.sh                 on a machine with the build's dependencies
 #                                        (scripts/install_dependencies.sh)
@@ -16,7 +17,7 @@
 # Exits with 1 if any check fails, and with 77 if there is no CUDA device.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-programs="gpu_gpu_schedule_test correctness_random_schedule_test gpu_peers_selftest"
+programs="gpu_gpu_schedule_test gpu_gpu_apps_test correctness_random_schedule_test gpu_peers_selftest gpu_benchmark"
 
 # Runs the checks with the programs in $1.
 run_checks() {
@@ -25,12 +26,38 @@ run_checks() {
   echo "== GPU schedules on the device"
   "$bin/gpu_gpu_schedule_test" || status=$?
   [ "$status" -eq 77 ] && exit 77
+  "$bin/gpu_gpu_apps_test" || status=1
   echo "== ${TESSERA_GPU_RANDOM_CASES:-100} random GPU schedules on the device"
   TESSERA_RANDOM_SCHEDULES="${TESSERA_GPU_RANDOM_CASES:-100}" TESSERA_RANDOM_SCHEDULE_SEED="${TESSERA_GPU_RANDOM_SEED:-6000}" \
     "$bin/correctness_random_schedule_test" -tc="random pipelines under random GPU schedules*" || status=1
   echo "== the GPU peers: device copies and cuBLAS"
   "$bin/gpu_peers_selftest" || status=1
+  echo "== the GPU benchmarks (medians of 5 interleaved repetitions)"
+  local json
+  json="$(mktemp)"
+  "$bin/gpu_benchmark" --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true \
+    --benchmark_report_aggregates_only=true --benchmark_out="$json" --benchmark_out_format=json || status=1
+  print_table "$json"
   return "$status"
+}
+
+# The medians, and each Tessera GPU row's speed relative to the other rows of its workload and size.
+print_table() {
+  python3 - "$1" <<'PY'
+import json, sys
+rows = {}
+for b in json.load(open(sys.argv[1]))["benchmarks"]:
+    if b.get("aggregate_name") != "median": continue
+    workload, implementation, size = b["run_name"].split("/")[:3]
+    rate = {k: v for k, v in b.items() if k in ("GBps", "GFLOPS")}
+    rows.setdefault((workload, size), {})[implementation] = (b["real_time"], b["time_unit"], rate)
+for (workload, size), implementations in rows.items():
+    ours = implementations.get("tessera_gpu")
+    for name, (time, unit, rate) in implementations.items():
+        rates = " ".join(f"{k} {v:.1f}" for k, v in rate.items())
+        ratio = f"  tessera_gpu is {time / ours[0]:.2f}x its speed" if ours and name != "tessera_gpu" else ""
+        print(f"{workload}/{name}/{size}: {time:.3f} {unit} {rates}{ratio}")
+PY
 }
 
 # Inside a bundle: the programs are beside this script.
@@ -43,11 +70,12 @@ fi
 
 cd "$here/.."
 build_dir="${TESSERA_BUILD_DIR:-build}"
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DTESSERA_BUILD_BENCHMARKS=ON >/dev/null
 # shellcheck disable=SC2086
 cmake --build "$build_dir" --target $programs
-bins=("$build_dir/tests/gpu_gpu_schedule_test" "$build_dir/tests/correctness_random_schedule_test"
-      "$build_dir/apps/gpu/gpu_peers_selftest")
+bins=("$build_dir/tests/gpu_gpu_schedule_test" "$build_dir/tests/gpu_gpu_apps_test"
+      "$build_dir/tests/correctness_random_schedule_test" "$build_dir/apps/gpu/gpu_peers_selftest"
+      "$build_dir/apps/gpu/gpu_benchmark")
 
 if [ "${1:-}" != "--bundle" ]; then
   mkdir -p "$build_dir/gpu_check_bin"

@@ -40,26 +40,27 @@ inline bool device_run() {
     return present;
 }
 
-// The PTX of f's kernels for the GPU of that compute capability, as compile_to_assembly writes it.
-inline std::string ptx_of(tessera::Func f, int capability) {
+// The PTX of f's kernels for the GPU of that compute capability, as compile_to_assembly writes it;
+// args: the pipeline's ImageParams and Params, if it has any.
+inline std::string ptx_of(tessera::Func f, int capability, const std::vector<tessera::Argument>& args) {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path() / ("tessera_gpu_test_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const fs::path assembly = dir / (f.name() + "_sm" + std::to_string(capability) + ".s");
-    f.compile_to_assembly(assembly.string(), {}, f.name(),
+    f.compile_to_assembly(assembly.string(), args, f.name(),
                           tessera::Target("host-cuda-cuda_capability_" + std::to_string(capability)));
     std::ifstream in(fs::path(assembly).replace_extension(".ptx"));
     return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // Assembles f's kernels with ptxas for sm_80 and sm_90, where the build found ptxas.
-inline void check_ptx_assembles(const tessera::Func& f) {
+inline void check_ptx_assembles(const tessera::Func& f, const std::vector<tessera::Argument>& args) {
 #ifdef TESSERA_PTXAS
     namespace fs = std::filesystem;
     // A program built where the toolkit was, run where it is not (a GPU machine's bundle).
     if (!fs::exists(TESSERA_PTXAS)) return;
     for (int capability : {80, 90}) {
-        const std::string ptx = ptx_of(f, capability);
+        const std::string ptx = ptx_of(f, capability, args);
         REQUIRE_MESSAGE(ptx.find(".entry") != std::string::npos, "no kernel in the PTX of " << f.name());
         const fs::path file = fs::temp_directory_path() / ("tessera_gpu_test_" + std::to_string(::getpid())) /
                               (f.name() + "_sm" + std::to_string(capability) + ".ptx");
@@ -75,6 +76,7 @@ inline void check_ptx_assembles(const tessera::Func& f) {
     }
 #else
     (void)f;
+    (void)args;
 #endif
 }
 
@@ -93,12 +95,13 @@ void check_same_bits(const tessera::Buffer<T>& actual, const tessera::Buffer<T>&
 }
 
 // f realized at sizes in emulation; its PTX checked by ptxas, and its values on the GPU checked
-// against the emulation's in a device run.
+// against the emulation's in a device run. args: as for ptx_of.
 template <typename T>
-tessera::Buffer<T> realize_on_gpu(tessera::Func f, const std::vector<int>& sizes) {
+tessera::Buffer<T> realize_on_gpu(tessera::Func f, const std::vector<int>& sizes,
+                                  const std::vector<tessera::Argument>& args = {}) {
     const bool device = device_run();
     tessera::Buffer<T> emulated = f.realize(sizes, tessera::Target("host-gpu_emulation"));
-    check_ptx_assembles(f);
+    check_ptx_assembles(f, args);
     if (device) {
         tessera::Buffer<T> on_device = f.realize(sizes, tessera::Target("host-cuda"));
         check_same_bits(on_device, emulated, "the GPU's result");
