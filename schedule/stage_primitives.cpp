@@ -27,7 +27,15 @@ int dim_index(const StageSchedule& schedule, const std::string& name) {
     for (size_t i = 0; i < schedule.dims.size(); i++) {
         if (schedule.dims[i].name == name) return int(i);
     }
-    return -1;
+    // A loop over a split of an RVar that a new stage took over (rfactor's intermediate) has the
+    // split's full name, r.x.ro: the user names it ro. Only an unambiguous match counts.
+    int found = -1;
+    for (size_t i = 0; i < schedule.dims.size(); i++) {
+        if (!ends_with_component(schedule.dims[i].var, name)) continue;
+        if (found >= 0) return -1;
+        found = int(i);
+    }
+    return found;
 }
 
 // The split that replaced `name`, if one did: the user names a Var that no longer has a loop.

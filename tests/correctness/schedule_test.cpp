@@ -406,7 +406,8 @@ TEST_CASE("rfactor of a maximum per row keeps every row's answer") {
     RVar ro("ro"), ri("ri");
     m.update(0).split(r.x, ro, ri, 8);
     Func intermediate = m.update(0).rfactor(ri, u);
-    intermediate.compute_root().update(0).vectorize(u);
+    // The intermediate's loops over the RVars that remain answer to the RVars the user split.
+    intermediate.compute_root().update(0).reorder(u, ro).vectorize(u);
     Buffer<uint8_t> out = m.realize({9});
     for (int row = 0; row < 9; row++) {
         uint8_t expected = 0;
