@@ -4,10 +4,12 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <string>
 
 #include "brighten.h"
 #include "copy_rounded_up.h"
+#include "gpu_scale.h"
 #include "tessera/runtime_buffer.h"
 
 using tessera::Runtime::Buffer;
@@ -118,4 +120,13 @@ TEST_CASE("nothing is written when the arguments are refused") {
     output.fill(uint16_t(1234));
     CHECK(brighten(input, 1.0f, int16_t(0), false, output) != 0);
     output.for_each_value([](uint16_t v) { REQUIRE(v == 1234); });
+}
+
+TEST_CASE("a GPU pipeline where there is no CUDA driver returns tessera_error_no_cuda_driver") {
+    // The runtime loads the driver at first use; ctest runs each test in a process of its own.
+    setenv("TESSERA_CUDA_DRIVER", "/nonexistent/libcuda.so.1", 1);
+    CapturedErrors errors;
+    Buffer<float> input(100), output(100);
+    CHECK(gpu_scale(input, output) == tessera_error_no_cuda_driver);
+    CHECK_MESSAGE(last_message.find("Install the NVIDIA driver") != std::string::npos, last_message);
 }

@@ -74,6 +74,17 @@ void saxpy_multitarget(const std::string& dir) {
          Target("x86-64-linux-sse41-avx-avx2-fma"), Target("x86-64-linux")});
 }
 
+// Kernels for a GPU: linking the library needs nothing of CUDA, running it needs the driver.
+void gpu_scale(const std::string& dir) {
+    ImageParam input(Float(32), 1, "input");
+    Func f("gpu_scale");
+    Var x("x"), xo("xo"), xi("xi");
+    f(x) = input(x) * 2.0f + 1.0f;
+    f.gpu_tile(x, xo, xi, 64, TailStrategy::GuardWithIf);
+    f.compile_to_static_library(dir + "/gpu_scale", {input}, "gpu_scale",
+                                Target("x86-64-linux-cuda-cuda_capability_80"));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,5 +98,6 @@ int main(int argc, char** argv) {
     row_stats(dir);
     copy_rounded_up(dir);
     saxpy_multitarget(dir);
+    gpu_scale(dir);
     return 0;
 }
