@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -23,6 +24,13 @@ struct KernelModules {
 // Guards every KernelModules. Loading a module is rare (once per pipeline and context), so one
 // lock for all costs nothing and keeps two threads from loading the same module twice.
 std::mutex modules_mutex;
+
+// Every KernelModules made, owned here for the life of the process: the pipeline that asked for
+// one keeps only its address (in code the leak checker may not scan, JIT-compiled code's memory).
+std::vector<std::unique_ptr<KernelModules>>& all_kernel_modules() {
+    static std::vector<std::unique_ptr<KernelModules>> all;
+    return all;
+}
 
 // The NN of the PTX's ".target sm_NN" (90 for sm_90a), or 0 when it names none.
 int ptx_target(const std::string& ptx) {
@@ -156,7 +164,11 @@ int32_t tessera_cuda_initialize_kernels(void* user_context, void** module_state,
                                nullptr);
     {
         std::lock_guard<std::mutex> lock(modules_mutex);
-        if (!*module_state) *module_state = new KernelModules{std::string(ptx, size_t(ptx_size)), {}};
+        if (!*module_state) {
+            all_kernel_modules().push_back(
+                std::make_unique<KernelModules>(KernelModules{std::string(ptx, size_t(ptx_size)), {}}));
+            *module_state = all_kernel_modules().back().get();
+        }
     }
     ContextScope scope(user_context);
     if (scope.error()) return scope.error();
