@@ -5,6 +5,7 @@
 #include "ir/mutator.h"
 #include "ir/simplify.h"
 #include "ir/visitor.h"
+#include "lowering/cooperative_regions.h"
 #include "lowering/names.h"
 #include "lowering/site_contents.h"
 #include "lowering/stage_loop_nest.h"
@@ -53,8 +54,13 @@ private:
     std::vector<std::pair<std::string, Expr>> lets;
     std::vector<ir::Stmt> checks;
 
+    int thread_loops_ = 0;  // around the site being defined
+
     ir::Stmt visit(const ir::For* op) override {
+        const bool thread = ir::is_gpu_thread_loop(op->for_kind);
+        thread_loops_ += thread;
         ir::Stmt body = define_site(op->body, false);
+        thread_loops_ -= thread;
         return ir::For::make(op->name, op->min, op->extent, op->for_kind, body);
     }
 
@@ -62,6 +68,8 @@ private:
 
     ir::Stmt define_site(const ir::Stmt& site_body, bool root) {
         ir::Stmt body = mutate(site_body);  // the sites of inner loops first
+        // The thread loops directly here have all their lets now.
+        if (thread_loops_ == 0) body = widen_cooperative_regions(body, env);
         auto saved_lets = std::move(lets);
         auto saved_checks = std::move(checks);
         lets.clear();

@@ -1,6 +1,7 @@
 #include "lowering/fuse_gpu_thread_loops.h"
 
 #include <array>
+#include <set>
 
 #include "ir/ir_util.h"
 #include "ir/mutator.h"
@@ -123,30 +124,92 @@ public:
     explicit BlockCode(ThreadExtents extents) : extents_(extents) {}
 
     ir::Stmt rewrite(const ir::Stmt& s) {
-        if (!contains_thread_loop(s)) return in_thread_zero(s);
+        since_barrier_ = GPUMemoryAccesses();
+        return sequenced(s);
+    }
+
+private:
+    // s rewritten, with a barrier before each part of it that must wait for what the block's
+    // threads did since the last barrier (since_barrier_, which it brings up to date). Lets,
+    // allocations and productions are looked through, so that a barrier goes as late as it can
+    // and serves every part after it.
+    ir::Stmt sequenced(const ir::Stmt& s) {
+        if (contains_thread_loop(s)) {
+            if (const ir::Block* block = s.as<ir::Block>()) {
+                std::vector<ir::Stmt> stmts;
+                for (const ir::Stmt& part : block->stmts) stmts.push_back(sequenced(part));
+                return ir::Block::make(std::move(stmts));
+            }
+            if (const ir::LetStmt* let = s.as<ir::LetStmt>())
+                return ir::LetStmt::make(let->name, let->value, sequenced(let->body));
+            if (const ir::Allocate* a = s.as<ir::Allocate>()) {
+                if (a->memory_type != MemoryType::GPUShared) private_.insert(a->name);
+                return ir::Allocate::make(a->name, a->type, a->extents, sequenced(a->body), a->memory_type);
+            }
+            if (const ir::ProducerConsumer* pc = s.as<ir::ProducerConsumer>())
+                return ir::ProducerConsumer::make(pc->name, pc->is_producer, sequenced(pc->body));
+        }
+        ir::Stmt part = rewrite_part(s);
+        const GPUMemoryAccesses accesses = shared_accesses(part);
+        const bool ends_with_barrier = loop_ends_with_barrier(part);
+        if (since_barrier_.conflicts_with(accesses)) {
+            part = ir::Block::make(gpu_barrier(), part);
+            since_barrier_ = GPUMemoryAccesses();
+        }
+        // After a loop that ends with a barrier, what it did is behind one (and if it ran no
+        // iteration, it did nothing).
+        if (!ends_with_barrier) since_barrier_.add(accesses);
+        return part;
+    }
+
+    // A loop, a branch, a thread nest, or code without thread loops, rewritten.
+    ir::Stmt rewrite_part(const ir::Stmt& s) {
+        // Inside a thread nest, code runs in each thread; at block level, in one.
+        if (!contains_thread_loop(s)) return in_threads_ ? s : in_thread_zero(s);
         if (const ir::For* loop = s.as<ir::For>()) {
             if (is_thread_loop(loop->for_kind)) return thread_nest(loop);
             return ir::For::make(loop->name, loop->min, loop->extent, loop->for_kind,
-                                 end_with_barrier_if_needed(rewrite(loop->body)));
+                                 end_with_barrier_if_needed(sequenced_apart(loop->body)));
         }
-        if (const ir::Block* block = s.as<ir::Block>()) return sequence(block->stmts);
-        if (const ir::LetStmt* let = s.as<ir::LetStmt>())
-            return ir::LetStmt::make(let->name, let->value, rewrite(let->body));
-        if (const ir::Allocate* a = s.as<ir::Allocate>())
-            return ir::Allocate::make(a->name, a->type, a->extents, rewrite(a->body), a->memory_type);
-        if (const ir::ProducerConsumer* pc = s.as<ir::ProducerConsumer>())
-            return ir::ProducerConsumer::make(pc->name, pc->is_producer, rewrite(pc->body));
         if (const ir::IfThenElse* branch = s.as<ir::IfThenElse>()) {
             return ir::IfThenElse::make(
-                branch->condition, rewrite(branch->then_case),
-                branch->else_case.defined() ? rewrite(branch->else_case) : ir::Stmt());
+                branch->condition, sequenced_apart(branch->then_case),
+                branch->else_case.defined() ? sequenced_apart(branch->else_case) : ir::Stmt());
         }
         TESSERA_INTERNAL_ERROR << "GPU thread loops inside a statement of kind " << int(s.get()->kind);
         return s;
     }
 
-private:
+    // The body of a loop or a branch, sequenced on its own: the code before it is behind a
+    // barrier wherever the body needs it to be (sequenced() put one before the loop or branch).
+    ir::Stmt sequenced_apart(const ir::Stmt& body) {
+        const GPUMemoryAccesses saved = since_barrier_;
+        since_barrier_ = GPUMemoryAccesses();
+        ir::Stmt result = sequenced(body);
+        since_barrier_ = saved;
+        return result;
+    }
+
+    static bool loop_ends_with_barrier(const ir::Stmt& s) {
+        const ir::For* loop = ir::loop_under_lets(s);
+        const ir::Block* body = loop ? loop->body.as<ir::Block>() : nullptr;
+        return body && !body->stmts.empty() && is_gpu_barrier(body->stmts.back());
+    }
+
     const ThreadExtents extents_;
+    bool in_threads_ = false;
+    GPUMemoryAccesses since_barrier_;
+    // Each thread's own memory, which no barrier needs to wait for.
+    std::set<std::string> private_;
+
+    GPUMemoryAccesses shared_accesses(const ir::Stmt& s) const {
+        GPUMemoryAccesses accesses = gpu_memory_accesses(s);
+        for (const std::string& name : private_) {
+            accesses.loads.erase(name);
+            accesses.stores.erase(name);
+        }
+        return accesses;
+    }
 
     // Where the thread's ids are below the given extents (1 for the dimensions a nest lacks).
     Expr threads_within(const ThreadExtents& limits) const {
@@ -165,33 +228,25 @@ private:
 
     ir::Stmt in_thread_zero(const ir::Stmt& s) const { return guarded(threads_within({1, 1, 1}), s); }
 
-    ir::Stmt thread_nest(const ir::For* loop) const {
+    ir::Stmt thread_nest(const ir::For* loop) {
         const LoopNest nest = loop_nest(loop, is_thread_loop);
-        return guarded(threads_within(thread_extents(nest)),
-                       bind_loop_variables(nest, nest.body, gpu_thread_id));
-    }
-
-    // The statements rewritten, with a barrier wherever one must wait for what came before.
-    ir::Stmt sequence(const std::vector<ir::Stmt>& stmts) {
-        std::vector<ir::Stmt> out;
-        GPUMemoryAccesses since_barrier;
-        for (const ir::Stmt& s : stmts) {
-            ir::Stmt rewritten = rewrite(s);
-            const GPUMemoryAccesses accesses = gpu_memory_accesses(rewritten);
-            if (since_barrier.conflicts_with(accesses)) {
-                out.push_back(gpu_barrier());
-                since_barrier = GPUMemoryAccesses();
-            }
-            since_barrier.add(accesses);
-            out.push_back(rewritten);
-        }
-        return ir::Block::make(std::move(out));
+        const Expr within = threads_within(thread_extents(nest));
+        if (!contains_thread_loop(nest.body))
+            return guarded(within, bind_loop_variables(nest, nest.body, gpu_thread_id));
+        // The nest holds the thread loops of Funcs that the block's threads compute together: all
+        // the block's threads run its code, each for itself, and meet at those loops.
+        TESSERA_INTERNAL_CHECK(!within.defined() && !in_threads_)
+            << "thread nest of " << loop->name << " holds a cooperative Func but not every thread runs it";
+        in_threads_ = true;
+        ir::Stmt body = sequenced_apart(nest.body);
+        in_threads_ = false;
+        return bind_loop_variables(nest, body, gpu_thread_id);
     }
 
     // The body of a loop of the block: the next iteration waits for this one where it touches
     // memory this one writes.
-    static ir::Stmt end_with_barrier_if_needed(const ir::Stmt& body) {
-        const GPUMemoryAccesses accesses = gpu_memory_accesses(body);
+    ir::Stmt end_with_barrier_if_needed(const ir::Stmt& body) const {
+        const GPUMemoryAccesses accesses = shared_accesses(body);
         return accesses.conflicts_with(accesses) ? ir::Block::make(body, gpu_barrier()) : body;
     }
 };

@@ -13,8 +13,9 @@ bool intersect(const std::set<std::string>& a, const std::set<std::string>& b) {
 
 class CollectAccesses : public ir::Visitor {
 public:
+    explicit CollectAccesses(InnerAllocations left_out) : left_out_(left_out) {}
     GPUMemoryAccesses accesses;
-    std::set<std::string> private_allocations;
+    std::set<std::string> left_out_allocations;
 
 private:
     void visit(const ir::Load* op) override {
@@ -26,9 +27,16 @@ private:
         ir::Visitor::visit(op);
     }
     void visit(const ir::Allocate* op) override {
-        if (op->memory_type != MemoryType::GPUShared) private_allocations.insert(op->name);
+        if (left_out_ == InnerAllocations::All || op->memory_type != MemoryType::GPUShared)
+            left_out_allocations.insert(op->name);
         ir::Visitor::visit(op);
     }
+    void visit(const ir::For* op) override {
+        accesses.holds_kernel = accesses.holds_kernel || op->for_kind == ir::ForKind::GPUBlock;
+        ir::Visitor::visit(op);
+    }
+
+    const InnerAllocations left_out_;
 };
 
 class FindBarrier : public ir::Visitor {
@@ -54,10 +62,10 @@ void GPUMemoryAccesses::add(const GPUMemoryAccesses& other) {
     stores.insert(other.stores.begin(), other.stores.end());
 }
 
-GPUMemoryAccesses gpu_memory_accesses(const ir::Stmt& s) {
-    CollectAccesses c;
+GPUMemoryAccesses gpu_memory_accesses(const ir::Stmt& s, InnerAllocations left_out) {
+    CollectAccesses c(left_out);
     c.include(s);
-    for (const std::string& name : c.private_allocations) {
+    for (const std::string& name : c.left_out_allocations) {
         c.accesses.loads.erase(name);
         c.accesses.stores.erase(name);
     }

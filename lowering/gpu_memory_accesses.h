@@ -1,6 +1,6 @@
 #pragma once
-// The memory a stretch of a GPU kernel's code reads and writes, by name, for deciding where its
-// threads must wait for each other.
+// The memory a stretch of code reads and writes, by name: inside a GPU kernel, for deciding where
+// its threads must wait for each other; around kernels, for what to copy between host and device.
 
 #include <set>
 #include <string>
@@ -11,6 +11,7 @@ namespace tessera::lowering {
 
 struct GPUMemoryAccesses {
     std::set<std::string> loads, stores;
+    bool holds_kernel = false;  // whether the code holds a GPU kernel (a block loop)
 
     // Whether code doing `later` after this code must wait for every thread to finish this code:
     // one writes memory that the other reads or writes.
@@ -18,9 +19,15 @@ struct GPUMemoryAccesses {
     void add(const GPUMemoryAccesses& other);
 };
 
-// The buffers and allocations s loads and stores, without the allocations inside s that are each
-// thread's own (every allocation but shared memory), which no other thread sees.
-GPUMemoryAccesses gpu_memory_accesses(const ir::Stmt& s);
+// Which of the allocations inside a statement its accesses leave out.
+enum class InnerAllocations {
+    ThreadPrivate,  // each thread's own (every one but shared memory), which no other thread sees
+    All,            // all: code around kernels, where nothing allocated inside is seen outside
+};
+
+// The buffers and allocations s loads and stores, but for the allocations inside s left out.
+GPUMemoryAccesses gpu_memory_accesses(const ir::Stmt& s,
+                                      InnerAllocations left_out = InnerAllocations::ThreadPrivate);
 
 // Whether s contains a gpu_barrier().
 bool contains_gpu_barrier(const ir::Stmt& s);

@@ -5,6 +5,7 @@
 #include "ir/ir_util.h"
 #include "ir/mutator.h"
 #include "ir/visitor.h"
+#include "lowering/gpu_memory_accesses.h"
 
 namespace tessera::lowering {
 namespace {
@@ -16,44 +17,7 @@ bool is_kernel(const ir::Stmt& s) {
 
 // The memory a statement loads and stores, but for the allocations inside it. (Finding the host
 // code around kernels this way costs the size of the code times the depth of the kernels in it.)
-struct Accesses {
-    std::set<std::string> loads, stores;
-    bool contains_kernel = false;
-};
-
-class CollectAccesses : public ir::Visitor {
-public:
-    Accesses accesses;
-    std::set<std::string> inner_allocations;
-
-private:
-    void visit(const ir::Load* op) override {
-        accesses.loads.insert(op->name);
-        ir::Visitor::visit(op);
-    }
-    void visit(const ir::Store* op) override {
-        accesses.stores.insert(op->name);
-        ir::Visitor::visit(op);
-    }
-    void visit(const ir::Allocate* op) override {
-        inner_allocations.insert(op->name);
-        ir::Visitor::visit(op);
-    }
-    void visit(const ir::For* op) override {
-        accesses.contains_kernel = accesses.contains_kernel || op->for_kind == ir::ForKind::GPUBlock;
-        ir::Visitor::visit(op);
-    }
-};
-
-Accesses accesses_of(const ir::Stmt& s) {
-    CollectAccesses c;
-    c.include(s);
-    for (const std::string& name : c.inner_allocations) {
-        c.accesses.loads.erase(name);
-        c.accesses.stores.erase(name);
-    }
-    return c.accesses;
-}
+GPUMemoryAccesses accesses_of(const ir::Stmt& s) { return gpu_memory_accesses(s, InnerAllocations::All); }
 
 // The memory that any kernel of s uses.
 class CollectDeviceMemory : public ir::Visitor {
@@ -63,7 +27,7 @@ public:
 private:
     void visit(const ir::For* op) override {
         if (op->for_kind != ir::ForKind::GPUBlock) return ir::Visitor::visit(op);
-        const Accesses a = accesses_of(ir::handle_of(op));
+        const GPUMemoryAccesses a = accesses_of(ir::handle_of(op));
         used.insert(a.loads.begin(), a.loads.end());
         used.insert(a.stores.begin(), a.stores.end());
     }
@@ -82,8 +46,8 @@ public:
     ir::Stmt mutate(const ir::Stmt& s) override {
         if (!s.defined()) return s;
         if (is_kernel(s)) return around_kernel(s);
-        const Accesses a = accesses_of(s);
-        if (!a.contains_kernel) return around_host_code(s, a);
+        const GPUMemoryAccesses a = accesses_of(s);
+        if (!a.holds_kernel) return around_host_code(s, a);
         return ir::Mutator::mutate(s);
     }
 
@@ -91,7 +55,7 @@ private:
     using ir::Mutator::visit;
 
     ir::Stmt around_kernel(const ir::Stmt& kernel) {
-        const Accesses a = accesses_of(kernel);
+        const GPUMemoryAccesses a = accesses_of(kernel);
         std::vector<ir::Stmt> stmts;
         for (const std::string& name : used(a)) {
             const Expr reads = ir::make_bool(a.loads.count(name) > 0);
@@ -105,7 +69,7 @@ private:
         return ir::Block::make(std::move(stmts));
     }
 
-    ir::Stmt around_host_code(const ir::Stmt& s, const Accesses& a) {
+    ir::Stmt around_host_code(const ir::Stmt& s, const GPUMemoryAccesses& a) {
         std::vector<ir::Stmt> stmts;
         for (const std::string& name : used(a)) {
             if (!device_memory_.count(name)) continue;
@@ -120,7 +84,7 @@ private:
         return ir::Block::make(std::move(stmts));
     }
 
-    static std::set<std::string> used(const Accesses& a) {
+    static std::set<std::string> used(const GPUMemoryAccesses& a) {
         std::set<std::string> names = a.loads;
         names.insert(a.stores.begin(), a.stores.end());
         return names;
@@ -129,12 +93,14 @@ private:
     // The expressions of statements around kernels (a loop's bounds, a let's value, a condition)
     // are host code too: what they load is copied to the host before the statement.
     ir::Stmt with_host_copies_of(const std::vector<Expr>& exprs, const ir::Stmt& s) {
-        CollectAccesses c;
+        std::set<std::string> loads;
         for (const Expr& e : exprs) {
-            if (e.defined()) c.include(e);
+            if (!e.defined()) continue;
+            const GPUMemoryAccesses a = accesses_of(ir::Evaluate::make(e));
+            loads.insert(a.loads.begin(), a.loads.end());
         }
         std::vector<ir::Stmt> stmts;
-        for (const std::string& name : c.accesses.loads) {
+        for (const std::string& name : loads) {
             if (!device_memory_.count(name)) continue;
             stmts.push_back(buffer_call(ir::Intrinsic::CopyToHost, name));
             if (auto it = device_allocations_.find(name); it != device_allocations_.end()) it->second = true;

@@ -61,6 +61,7 @@ LoweringOptions lowering_options(const Target& target) {
     options.check_bounds = target.has_feature(Target::CheckBounds);
     options.emulate_gpu = target.has_feature(Target::GPUEmulation) || env_flag("TESSERA_GPU_EMULATION");
     options.gpu = target.has_feature(Target::CUDA) || options.emulate_gpu;
+    options.cuda_capability = target.cuda_capability();
     return options;
 }
 
@@ -84,12 +85,9 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("flatten storage", [&] { return flatten_storage(s, env); });
     // Simplification folds constant bounds into the loops that unrolling and vectorization need.
     s = run_pass("simplify", [&] { return ir::simplify(s); });
-    run_pass("check loop extents", [&] {
-        check_loop_extents(s, env);
-        return 0;
-    });
+    s = run_pass("check loop extents", [&] { return check_loop_extents(s, env); });
     s = run_pass("check GPU schedule", [&] { return check_gpu_schedule(s, env, options.gpu); });
-    s = run_pass("place GPU storage", [&] { return place_gpu_storage(s, env); });
+    s = run_pass("place GPU storage", [&] { return place_gpu_storage(s, env, options.cuda_capability); });
     s = run_pass("fuse GPU thread loops", [&] { return fuse_gpu_thread_loops(s); });
     if (options.emulate_gpu) s = run_pass("emulate GPU kernels", [&] { return emulate_gpu_kernels(s); });
     s = run_pass("tensorize", [&] { return tensorize(s, env); });

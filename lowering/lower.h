@@ -21,6 +21,7 @@ struct LoweringOptions {
     // Kernels not emulated are outlined and launched from the host; tests that treat the kernels
     // themselves keep them in the loop nest.
     bool outline_gpu_kernels = true;
+    int cuda_capability = 75;  // of the GPU the kernels are for (the target's cuda_capability_XX)
 };
 
 struct LoweredPipeline {

@@ -43,6 +43,10 @@ struct GpuKernel {
     std::vector<KernelArgument> args;
     ir::Stmt body;  // a GPUBlock loop nest; GPUShared allocations inside have constant sizes
     std::array<int, 3> threads = {1, 1, 1};  // the threads of a block in x, y and z
+    // Where the shared allocations take more than the 48 KiB a kernel may have statically, their
+    // total: they then lie in dynamic shared memory, one after another from 16-byte boundaries,
+    // and the launch asks for this much.
+    int64_t dynamic_shared_bytes = 0;
 };
 
 struct LoweredFunction {

@@ -7,6 +7,7 @@
 #include "ir/mutator.h"
 #include "ir/visitor.h"
 #include "lowering/names.h"
+#include "lowering/place_gpu_storage.h"
 #include "util/error_stream.h"
 
 namespace tessera::lowering {
@@ -72,6 +73,19 @@ std::string identifier(const std::string& name) {
     return id;
 }
 
+// The shared memory of a kernel's allocations, each from a 16-byte boundary (as code generation
+// lays them out in dynamic shared memory).
+class SharedBytes : public ir::Visitor {
+public:
+    int64_t total = 0;
+
+private:
+    void visit(const ir::Allocate* op) override {
+        if (op->memory_type == MemoryType::GPUShared) total += aligned_shared_bytes(*op);
+        ir::Visitor::visit(op);
+    }
+};
+
 class OutlineKernels : public ir::Mutator {
 public:
     explicit OutlineKernels(std::vector<GpuKernel>& kernels) : kernels_(kernels) {}
@@ -116,7 +130,11 @@ private:
         std::vector<Expr> launch = {ir::StringImm::make(kernel.name)};
         launch.insert(launch.end(), blocks.begin(), blocks.end());
         for (int t : kernel.threads) launch.push_back(ir::make_const(Int(32), int64_t(t)));
-        launch.push_back(ir::make_zero(Int(32)));  // shared memory is static
+        // Up to 48 KiB of shared memory is static; beyond, all of it is dynamic, asked for at launch.
+        SharedBytes shared;
+        shared.include(kernel.body);
+        if (shared.total > kStaticSharedBytes) kernel.dynamic_shared_bytes = shared.total;
+        launch.push_back(ir::make_const(Int(32), kernel.dynamic_shared_bytes));
         for (const auto& [name, type] : free.memory) {
             kernel.args.push_back({name, type, true});
             launch.push_back(ir::Variable::make(Handle(), name + ".buffer"));

@@ -456,15 +456,18 @@ class PartitionLoops : public ir::Mutator {
 
     ir::Stmt visit(const ir::For* op) override {
         const bool serial = op->for_kind == ir::ForKind::Serial;
-        if (serial) varying_.insert(op->name);
+        // A loop with barriers is never partitioned (below): the tests that depend on it are its
+        // inner loops' to partition.
+        const bool partitioned_here = serial && !contains_gpu_barrier(op->body);
+        if (partitioned_here) varying_.insert(op->name);
         ir::Stmt body = mutate(op->body);
-        if (serial) varying_.erase(varying_.find(op->name));
+        if (partitioned_here) varying_.erase(varying_.find(op->name));
         ir::Stmt mutated = body.same_as(op->body)
                                ? ir::handle_of(op)
                                : ir::For::make(op->name, op->min, op->extent, op->for_kind, body);
         // The threads of a GPU block must meet every barrier in step, so a loop with barriers
         // keeps one body: its parts' bounds could differ from thread to thread.
-        if (!serial || contains_gpu_barrier(mutated)) return mutated;
+        if (!partitioned_here) return mutated;
         const ir::For* loop = mutated.as<ir::For>();
         // A walk that proves a clamp may prove more in the next, which takes the clamp's unmarked
         // copies (a tile's bounds, bound before its consumer's loop is met) its likely way too.

@@ -4,6 +4,7 @@
 #include "ir/ir_util.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
+#include "lowering/cooperative_regions.h"
 #include "lowering/enclosing_lets.h"
 #include "lowering/loop_owners.h"
 #include "util/error_stream.h"
@@ -11,18 +12,18 @@
 namespace tessera::lowering {
 namespace {
 
-// What a block may hold of static shared memory.
-constexpr int64_t kMaxSharedBytes = 48 * 1024;
-
 class PlaceGPUStorage : public ir::Mutator {
 public:
-    explicit PlaceGPUStorage(const Environment& env) : env_(env), owners_(env) {}
+    PlaceGPUStorage(const Environment& env, std::set<std::string> cooperative, int cuda_capability)
+        : env_(env), owners_(env), cooperative_(std::move(cooperative)), cuda_capability_(cuda_capability) {}
 
 private:
     using ir::Mutator::visit;
 
     const Environment& env_;
     LoopOwners owners_;
+    const std::set<std::string> cooperative_;  // Funcs the threads of a block compute together
+    const int cuda_capability_;
     EnclosingLets lets_;
     int block_loops_ = 0, thread_loops_ = 0;
     // The shared allocations of the kernel being visited, with their sizes in bytes.
@@ -79,7 +80,7 @@ private:
             return asked;
         }
         const int64_t bytes = constant_bytes(op, func);
-        if (thread_loops_ == 0) {
+        if (thread_loops_ == 0 || cooperative_.count(func)) {
             TESSERA_USER_CHECK(asked == MemoryType::Auto || asked == MemoryType::GPUShared)
                 << "Func " << func << " is stored at a block loop of a GPU kernel, where its storage is "
                 << "shared by the block's threads, but it asks for " << memory_type_name(asked)
@@ -115,18 +116,40 @@ private:
             total += bytes;
             list += (list.empty() ? "" : ", ") + func + " (" + std::to_string(bytes) + " bytes)";
         }
-        TESSERA_USER_CHECK(total <= kMaxSharedBytes)
+        const int64_t limit = max_shared_bytes_per_block(cuda_capability_);
+        TESSERA_USER_CHECK(total <= limit)
             << "the GPU kernel of " << owners_.of(kernel->name).stage_text() << "'s block loop over "
             << owners_.of(kernel->name).var << " keeps " << total << " bytes of shared memory, more than the "
-            << kMaxSharedBytes << " a block may have: " << list
-            << ". Compute them over smaller tiles (smaller gpu_tile sizes), or at a thread loop.";
+            << limit << " a block may have on sm_" << cuda_capability_ << " (" << kStaticSharedBytes
+            << " statically, the rest by the dynamic opt-in): " << list
+            << ". Compute them over smaller tiles (smaller gpu_tile sizes), or at a thread loop"
+            << (cuda_capability_ < 90 ? "; or target a newer GPU (cuda_capability_90 allows 232448)" : "")
+            << ".";
     }
 };
 
 }  // namespace
 
-ir::Stmt place_gpu_storage(const ir::Stmt& s, const Environment& env) {
-    return PlaceGPUStorage(env).mutate(s);
+int64_t aligned_shared_bytes(const ir::Allocate& shared) {
+    int64_t bytes = shared.type.bytes() * shared.type.lanes();
+    for (const ir::Expr& extent : shared.extents) {
+        const std::optional<int64_t> e = ir::as_const_int(extent);
+        TESSERA_INTERNAL_CHECK(e) << "shared allocation " << shared.name << " of non-constant size";
+        bytes *= std::max<int64_t>(*e, 0);
+    }
+    return (bytes + 15) / 16 * 16;
+}
+
+int64_t max_shared_bytes_per_block(int cuda_capability) {
+    // The CUDA programming guide's table of the shared memory a block may opt in to.
+    if (cuda_capability >= 90) return 227 * 1024;
+    if (cuda_capability == 80) return 163 * 1024;
+    if (cuda_capability >= 86) return 99 * 1024;
+    return 64 * 1024;
+}
+
+ir::Stmt place_gpu_storage(const ir::Stmt& s, const Environment& env, int cuda_capability) {
+    return PlaceGPUStorage(env, cooperative_funcs(s), cuda_capability).mutate(s);
 }
 
 }  // namespace tessera::lowering

@@ -20,6 +20,7 @@
 #include "ir/ir_util.h"
 #include "ir/printer.h"
 #include "lowering/names.h"
+#include "lowering/place_gpu_storage.h"
 #include "targets/codegen_llvm_class.h"
 #include "tessera/target.h"
 #include "util/error_stream.h"
@@ -65,14 +66,21 @@ private:
         function_->addFnAttr("target-cpu", target_.cpu());
         function_->addFnAttr("target-features", target_.feature_string());
         annotate_kernel(k);
+        use_dynamic_shared_memory(k);
         builder_.SetInsertPoint(llvm::BasicBlock::Create(context_, "entry", function_));
         for (size_t i = 0; i < k.args.size(); i++) {
             const KernelArgument& a = k.args[i];
             llvm::Value* v = function_->getArg(i);
             v->setName(a.name);
             // Distinct buffers of a pipeline never overlap; read-only ones then load through the
-            // non-coherent cache.
-            if (a.is_buffer) function_->addParamAttr(i, llvm::Attribute::NoAlias);
+            // non-coherent cache. Device memory comes from the runtime's allocator (cuMemAlloc's,
+            // aligned to 256 bytes): where a thread's accesses are consecutive and their indices
+            // multiples of 4 (as shared memory's are too), LLVM merges them into vector loads and
+            // stores of 16 bytes.
+            if (a.is_buffer) {
+                function_->addParamAttr(i, llvm::Attribute::NoAlias);
+                function_->addParamAttr(i, llvm::Attribute::getWithAlignment(context_, llvm::Align(16)));
+            }
             if (!a.is_buffer && a.type.is_bool()) v = builder_.CreateTrunc(v, llvm_type(a.type));
             push_symbol(a.name, v);
         }
@@ -80,6 +88,28 @@ private:
         builder_.CreateRetVoid();
         for (const KernelArgument& a : k.args) pop_symbol(a.name);
     }
+
+    // The kernels' dynamic shared memory, where a kernel has more shared memory than static
+    // allows: PTX's one unsized .extern .shared array, sized by the launch.
+    void use_dynamic_shared_memory(const GpuKernel& k) {
+        dynamic_shared_bytes_ = k.dynamic_shared_bytes;
+        dynamic_shared_used_ = 0;
+        if (k.dynamic_shared_bytes == 0) {
+            dynamic_shared_ = nullptr;
+            return;
+        }
+        const char* name = "tessera_dynamic_shared_memory";
+        dynamic_shared_ = module_->getNamedGlobal(name);
+        if (dynamic_shared_) return;
+        llvm::ArrayType* type = llvm::ArrayType::get(builder_.getInt8Ty(), 0);
+        auto* global =
+            new llvm::GlobalVariable(*module_, type, false, llvm::GlobalValue::ExternalLinkage, nullptr, name,
+                                     nullptr, llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+        global->setAlignment(llvm::Align(16));
+        dynamic_shared_ = global;
+    }
+    llvm::GlobalVariable* dynamic_shared_ = nullptr;
+    int64_t dynamic_shared_bytes_ = 0, dynamic_shared_used_ = 0;
 
     // Marks the function a kernel entry point, with its block's thread counts as the most it is
     // launched with (so that registers are allocated for that many threads).
@@ -145,19 +175,25 @@ private:
     }
 
     // Shared memory: a global of the module in NVVM's shared address space, as large as the
-    // allocation's constant size.
+    // allocation's constant size; or, in a kernel with more than static shared memory allows, the
+    // next stretch of the dynamic shared memory.
     void shared_allocate(const ir::Allocate* op) {
-        int64_t bytes = op->type.bytes() * op->type.lanes();
-        for (const Expr& extent : op->extents) {
-            std::optional<int64_t> e = ir::as_const_int(extent);
-            TESSERA_INTERNAL_CHECK(e) << "shared allocation " << op->name << " of non-constant size";
-            bytes *= std::max<int64_t>(*e, 0);
+        const int64_t bytes = lowering::aligned_shared_bytes(*op);
+        llvm::Constant* memory = nullptr;
+        if (dynamic_shared_) {
+            TESSERA_INTERNAL_CHECK(dynamic_shared_used_ + bytes <= dynamic_shared_bytes_)
+                << "shared allocation " << op->name << " beyond the kernel's dynamic shared memory";
+            memory = llvm::ConstantExpr::getInBoundsGetElementPtr(builder_.getInt8Ty(), dynamic_shared_,
+                                                                  builder_.getInt64(dynamic_shared_used_));
+            dynamic_shared_used_ += bytes;
+        } else {
+            llvm::ArrayType* type = llvm::ArrayType::get(builder_.getInt8Ty(), std::max<int64_t>(bytes, 1));
+            auto* global = new llvm::GlobalVariable(*module_, type, false, llvm::GlobalValue::InternalLinkage,
+                                                    llvm::UndefValue::get(type), op->name, nullptr,
+                                                    llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+            global->setAlignment(llvm::Align(16));
+            memory = global;
         }
-        llvm::ArrayType* type = llvm::ArrayType::get(builder_.getInt8Ty(), std::max<int64_t>(bytes, 1));
-        auto* memory = new llvm::GlobalVariable(*module_, type, false, llvm::GlobalValue::InternalLinkage,
-                                                llvm::UndefValue::get(type), op->name, nullptr,
-                                                llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
-        memory->setAlignment(llvm::Align(16));
         // Accessed through a generic pointer, which LLVM's address space inference turns back into
         // shared loads and stores.
         push_symbol(op->name, llvm::ConstantExpr::getAddrSpaceCast(memory, builder_.getPtrTy()));

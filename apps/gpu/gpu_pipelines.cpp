@@ -25,30 +25,45 @@ SgemmPipeline sgemm_pipeline() {
     SgemmPipeline p;
     const Var x = p.x, y = p.y;
     p.k = RDom(0, p.A.width(), "k");
-    // The tiles are copies of the inputs, which the schedule stages in shared memory.
-    p.A_tile(x, y) = p.A(x, y);
-    p.B_tile(x, y) = p.B(x, y);
-    p.C(x, y) = 0.0f;
-    p.C(x, y) = fma(p.A_tile(p.k, y), p.B_tile(x, p.k), p.C(x, y));
+    // The tiles are copies of the inputs, which the schedule stages in shared memory; clamped at
+    // the edges, because a block's register tiles may run past C's last row or column (their
+    // values there are computed but never stored).
+    p.A_tile(x, y) = p.A(x, clamp(y, 0, p.A.height() - 1));
+    p.B_tile(x, y) = p.B(clamp(x, 0, p.B.width() - 1), y);
+    p.acc(x, y) = 0.0f;
+    p.acc(x, y) = fma(p.A_tile(p.k, y), p.B_tile(x, p.k), p.acc(x, y));
+    p.C(x, y) = p.acc(x, y);
     return p;
 }
 
 void schedule_sgemm_for_gpu(SgemmPipeline& p) {
-    constexpr int kTile = 16;
-    Var xo("xo"), yo("yo"), xi("xi"), yi("yi");
+    constexpr int kBlockTile = 64, kThreadTile = 4, kStep = 16;
+    constexpr int kThreads = kBlockTile / kThreadTile;
+    const Var x = p.x, y = p.y;
+    Var xo("xo"), yo("yo"), xi("xi"), yi("yi"), xt("xt"), yt("yt"), xr("xr"), yr("yr"), s("s");
     RVar ko("ko"), ki("ki");
-    p.C.gpu_tile(p.x, p.y, xo, yo, xi, yi, kTile, kTile, TailStrategy::GuardWithIf);
-    // Blocks of 16 x 16 threads walk k in steps of 16: per step, the block's threads copy a tile
-    // of A and one of B into shared memory, then each adds its 16 products from there.
-    p.C.update()
-        .split(p.k, ko, ki, kTile, TailStrategy::GuardWithIf)
-        .split(p.x, xo, xi, kTile, TailStrategy::GuardWithIf)
-        .split(p.y, yo, yi, kTile, TailStrategy::GuardWithIf)
-        .reorder(ki, xi, yi, ko, xo, yo)
+    // A block per 64 x 64 tile of C, 16 x 16 threads, each a 4 x 4 tile of C.
+    p.C.tile(x, y, xo, yo, xi, yi, kBlockTile, kBlockTile, TailStrategy::GuardWithIf)
+        .tile(xi, yi, xt, yt, xr, yr, kThreadTile, kThreadTile)
         .gpu_blocks(xo, yo)
-        .gpu_threads(xi, yi);
-    p.A_tile.compute_at(p.C, ko).gpu_threads(p.x, p.y);
-    p.B_tile.compute_at(p.C, ko).gpu_threads(p.x, p.y);
+        .gpu_threads(xt, yt)
+        .unroll(xr)
+        .unroll(yr);
+    // Each thread keeps its 4 x 4 sums in registers while it walks k in steps of 16...
+    p.acc.compute_at(p.C, xt).bound_extent(x, kThreadTile).bound_extent(y, kThreadTile).unroll(x).unroll(y);
+    p.acc.update()
+        .split(p.k, ko, ki, kStep, TailStrategy::GuardWithIf)
+        .reorder(x, y, ki, ko)
+        .unroll(x)
+        .unroll(y);
+    // ...and per step, the block's threads together copy the 16 x 64 values of A and the 64 x 16
+    // of B that its tile reads into shared memory, four values each, consecutive threads reading
+    // consecutive addresses; each thread then reads 8 values for its 16 multiply-adds.
+    p.A_tile.compute_at(p.acc, ko)
+        .split(y, yt, s, kBlockTile / kThreads)
+        .reorder(s, x, yt)
+        .gpu_threads(x, yt);
+    p.B_tile.compute_at(p.acc, ko).split(x, s, xt, kThreads).reorder(s, xt, y).gpu_threads(xt, y);
 }
 
 RowSumPipeline row_sum_pipeline() {

@@ -5,8 +5,9 @@
 //     a pixel each, and the horizontal pass a block needs staged in its shared memory;
 //   - SGEMM, C = A B in Halide's order of dimensions (the first is the column) and with the CPU's
 //     chain of fused multiply-adds in increasing k (apps/matmul), so that any schedule gives the
-//     plain loop's bits: 16 x 16 tiles of C per block, a thread per element, and per step of 16
-//     values of k the tiles of A and B that the block reads staged in shared memory;
+//     plain loop's bits: 64 x 64 tiles of C per block, 16 x 16 threads, each keeping a 4 x 4 tile
+//     of sums in registers, and per step of 16 values of k the tiles of A and B that the block
+//     reads staged in shared memory by all its threads together;
 //   - a row sum, out(y) = the sum of in(x, y) over x in increasing order of 256 slices: rfactor
 //     makes 256 partial sums per row, one per thread of the row's block, reading memory in
 //     order across the threads, and a second kernel adds each row's partial sums.
@@ -25,7 +26,7 @@ void schedule_blur_for_gpu(BlurPipeline& p);
 
 struct SgemmPipeline {
     tessera::ImageParam A{tessera::Float(32), 2, "A"}, B{tessera::Float(32), 2, "B"};
-    tessera::Func A_tile{"A_tile"}, B_tile{"B_tile"}, C{"C"};
+    tessera::Func A_tile{"A_tile"}, B_tile{"B_tile"}, acc{"acc"}, C{"C"};
     tessera::Var x{"x"}, y{"y"};
     tessera::RDom k;
 };

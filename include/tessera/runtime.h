@@ -33,7 +33,8 @@ typedef struct tessera_device_interface_t tessera_device_interface_t;
 
 /* A view of memory with a type and a shape: element (x0, x1, ...) lives at
  * host + sum_i (xi - dim[i].min) * dim[i].stride elements, and, when `device` is set, at the same
- * offset from `device` in the memory of the GPU API that device_interface names. */
+ * offset from `device` in the memory of the GPU API that device_interface names. `device` is set
+ * by the device interface's allocation, and kernels rely on it being aligned to 16 bytes. */
 typedef struct tessera_buffer_t {
     uint64_t device;
     const tessera_device_interface_t* device_interface;

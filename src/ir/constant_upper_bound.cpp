@@ -5,7 +5,10 @@
 
 #include "ir/constant_bounds.h"
 #include "ir/ir_util.h"
+#include "ir/mutator.h"
 #include "ir/simplify.h"
+#include "ir/substitute.h"
+#include "ir/visitor.h"
 
 namespace tessera::ir {
 namespace {
@@ -15,6 +18,53 @@ std::optional<int64_t> positive_factor(const Expr& e) {
     const Expr& factor = e.as<Mul>() ? e.as<Mul>()->b : e.as<Div>() ? e.as<Div>()->b : Expr();
     std::optional<int64_t> c = factor.defined() ? as_const_int(factor) : std::nullopt;
     return c && *c > 0 ? c : std::nullopt;
+}
+
+// e with its let expressions substituted into their bodies, so that the terms they name can
+// cancel with the rest (bounds inference names the shared ends of intervals so).
+class InlineLets : public Mutator {
+    using Mutator::visit;
+    Expr visit(const Let* op) override { return mutate(substitute(op->name, mutate(op->value), op->body)); }
+};
+
+// Whether e, walked as a tree (a shared subexpression counted at each use), has fewer nodes.
+bool is_smaller_than(const Expr& e, int nodes) {
+    class Count : public Visitor {
+    public:
+        explicit Count(int limit) : left(limit) {}
+        int left;
+
+    private:
+        using Visitor::visit;
+        void include_expr(const Expr& e) {
+            if (--left > 0) Visitor::include(e);
+        }
+        void visit(const Add* op) override { include_expr(op->a), include_expr(op->b); }
+        void visit(const Sub* op) override { include_expr(op->a), include_expr(op->b); }
+        void visit(const Mul* op) override { include_expr(op->a), include_expr(op->b); }
+        void visit(const Div* op) override { include_expr(op->a), include_expr(op->b); }
+        void visit(const Min* op) override { include_expr(op->a), include_expr(op->b); }
+        void visit(const Max* op) override { include_expr(op->a), include_expr(op->b); }
+    } count(nodes);
+    count.include(e);
+    return count.left > 0;
+}
+
+// x - min(y, x + c) as max(x - y, -c), and x - max(y, x + c) as min(x - y, -c), if m is such a
+// min or max of x: the terms that vary cancel before the min is carried out, which would lose
+// that both of its sides hold x (a tile's extent clamped at both ends is written so).
+std::optional<Expr> cancel_common_term(const Expr& x, const Expr& m) {
+    const bool is_min = m.as<Min>() != nullptr;
+    if (!is_min && !m.as<Max>()) return std::nullopt;
+    const Expr sides[2] = {is_min ? m.as<Min>()->a : m.as<Max>()->a,
+                           is_min ? m.as<Min>()->b : m.as<Max>()->b};
+    for (int i = 0; i < 2; i++) {
+        const std::optional<int64_t> c = as_const_int(simplify(Sub::make(sides[i], x)));
+        if (!c) continue;
+        const Expr rest = Sub::make(x, sides[1 - i]), bound = make_const(x.type(), -*c);
+        return is_min ? Max::make(rest, bound) : Min::make(rest, bound);
+    }
+    return std::nullopt;
 }
 
 // e with additions and subtractions of a min or a max, and products and quotients of one by a
@@ -32,6 +82,10 @@ Expr distribute_over_min_max(const Expr& e) {
         return mul ? Mul::make(a, make_const(a.type(), *c)) : Div::make(a, make_const(a.type(), *c));
     }
     const bool add = e.as<Add>() != nullptr, sub = e.as<Sub>() != nullptr;
+    if (sub) {
+        if (std::optional<Expr> cancelled = cancel_common_term(e.as<Sub>()->a, e.as<Sub>()->b))
+            return distribute_over_min_max(*cancelled);
+    }
     if (!add && !sub) {
         if (const Min* m = e.as<Min>())
             return Min::make(distribute_over_min_max(m->a), distribute_over_min_max(m->b));
@@ -88,7 +142,11 @@ std::optional<int64_t> upper_bound(const Expr& e) {
 
 std::optional<int64_t> constant_upper_bound(const Expr& e) {
     if (std::optional<int64_t> c = as_const_int(e)) return c;
-    return upper_bound(distribute_over_min_max(simplify(e)));
+    // Lets share their values, which substituted appear at every use: an expression that grows too
+    // large then keeps its lets.
+    Expr inlined = InlineLets().mutate(e);
+    if (!is_smaller_than(inlined, 2000)) inlined = e;
+    return upper_bound(distribute_over_min_max(simplify(inlined)));
 }
 
 }  // namespace tessera::ir

@@ -601,3 +601,26 @@ TEST_CASE(
             std::regex_search(text, std::regex(R"(_im\$\d+\._0 = (mirror|repeat)_image_[\w$.]+ in)")), text);
     }
 }
+
+TEST_CASE(
+    "a Func with an update computed per tile unrolls whole: both stages span the tile's constant region") {
+    // The pure stage's loops cover what the update touches too, a max and a min of the two
+    // regions, which are equal: a constant extent once the bounds are expanded.
+    Func sums("sums"), out("out");
+    Var x("x"), y("y"), xi("xi"), yi("yi");
+    RDom k(0, 10, "k");
+    sums(x, y) = x - y;
+    sums(x, y) += x * k + y;
+    out(x, y) = sums(x, y) * 3;
+    out.tile(x, y, xi, yi, 4, 3);
+    sums.compute_at(out, x).unroll(x).unroll(y);
+    sums.update().unroll(x).unroll(y);
+    const Buffer<int> result = out.realize({10, 7});  // tiles shifted inwards at the edges
+    for (int j = 0; j < 7; j++) {
+        for (int i = 0; i < 10; i++) {
+            int expected = i - j;
+            for (int r = 0; r < 10; r++) expected += i * r + j;
+            CHECK_MESSAGE(result(i, j) == expected * 3, "at " << i << ", " << j);
+        }
+    }
+}

@@ -1,7 +1,8 @@
 // Wrong GPU schedules are CompileErrors that name the Func, the Var and the fix, raised before any
 // code runs: no GPU in the target, thread loops outside block loops, too many threads or too much
 // shared memory for a block, a thread loop without a constant bound, a kernel inside a CPU-parallel
-// loop, a parallel loop inside a kernel, and GPU memory outside a kernel.
+// loop, a parallel loop inside a kernel, GPU memory outside a kernel, and Funcs that a block's
+// threads would compute together where some of them could not take part.
 
 #include <doctest/doctest.h>
 
@@ -103,17 +104,20 @@ TEST_CASE("a parallel loop inside a kernel is an error") {
     CHECK(contains(e, "inside the GPU kernel"));
 }
 
-TEST_CASE("more shared memory than a block may have lists the Funcs that take it") {
+TEST_CASE("more shared memory than a block may have on the target's GPU lists the Funcs that take it") {
     Func f("f"), g("g");
     Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi");
     f(x, y) = cast<double>(x + y);
-    g(x, y) = f(x, y) + f(x + 100, y);  // a tile of f 116 wide by 64 rows: 59,392 bytes of doubles
+    g(x, y) = f(x, y) + f(x + 200, y);  // a tile of f 216 wide by 64 rows: 110,592 bytes of doubles
     g.gpu_tile(x, y, xo, yo, xi, yi, 16, 64);
     f.compute_at(g, xo);
-    const std::string e = compile_error_of(g);
+    const std::string e = compile_error_of(g);  // for sm_75, the oldest GPU a target may name
     CHECK(contains(e, "shared memory"));
-    CHECK(contains(e, "f (59392 bytes)"));
-    CHECK(contains(e, "49152"));
+    CHECK(contains(e, "f (110592 bytes)"));
+    CHECK(contains(e, "more than the 65536 a block may have on sm_75"));
+    CHECK(contains(e, "cuda_capability_90 allows 232448"));
+    // An H100 takes it, by the dynamic opt-in.
+    CHECK(compile_error_of(g, Target("host-gpu_emulation-cuda_capability_90")).empty());
 }
 
 TEST_CASE("GPUShared storage outside any kernel names the Func") {
@@ -122,6 +126,70 @@ TEST_CASE("GPUShared storage outside any kernel names the Func") {
     const std::string e = compile_error_of(p.g);
     CHECK(contains(e, "Func f is stored in GPUShared memory"));
     CHECK(contains(e, "outside any"));
+}
+
+// A Func computed inside each thread's code with gpu_threads loops of its own is computed by all
+// the block's threads together; these are the ways that cannot work.
+struct Cooperative {
+    Func coop{"coop"}, out{"out"};
+    Var x{"x"}, y{"y"}, xo{"xo"}, yo{"yo"}, xi{"xi"}, yi{"yi"};
+};
+
+TEST_CASE("a Func the block's threads compute together cannot read one each thread computes alone") {
+    Cooperative p;
+    Func mine("mine");
+    mine(p.x, p.y) = p.x + p.y;
+    p.coop(p.x, p.y) = mine(p.x, p.y) * 2;
+    p.out(p.x, p.y) = p.coop(p.x, p.y) + p.coop(p.x + 1, p.y);
+    p.out.gpu_tile(p.x, p.y, p.xo, p.yo, p.xi, p.yi, 8, 8);
+    mine.compute_at(p.out, p.xi);
+    p.coop.compute_at(p.out, p.xi).gpu_threads(p.x);
+    const std::string e = compile_error_of(p.out);
+    CHECK(contains(e, "Func coop is computed by the threads of a GPU block together"));
+    CHECK(contains(e, "reads mine, which each thread computes for itself"));
+}
+
+TEST_CASE("a Func the block's threads compute together must be reached by all of them") {
+    Cooperative p;
+    Func wide("wide");
+    wide(p.x, p.y) = p.x * p.y;
+    p.coop(p.x, p.y) = p.x - p.y;
+    p.out(p.x, p.y) = wide(2 * p.x, p.y) + p.coop(p.x, p.y) + p.coop(p.x + 1, p.y);
+    p.out.gpu_tile(p.x, p.y, p.xo, p.yo, p.xi, p.yi, 8, 8);
+    wide.compute_at(p.out, p.xo).gpu_threads(p.x, p.y);  // 15 x 8 threads
+    p.coop.compute_at(p.out, p.xi).gpu_threads(p.x);
+    const std::string e = compile_error_of(p.out);
+    CHECK(
+        contains(e, "coop is computed by the threads of a GPU block together, inside out's gpu_thread loop"));
+    CHECK(contains(e, "8 x 8 x 1 threads of the block's 15 x 8 x 1"));
+}
+
+TEST_CASE("a Func the block's threads compute together must be reached as often by each") {
+    Cooperative p;
+    Func mine("mine");
+    p.coop(p.x, p.y) = p.x * p.y;
+    mine(p.x, p.y) = p.coop(p.x, p.y) + 1;
+    p.out(p.x, p.y) = mine(p.x, p.y) + mine(p.x / 2, p.y);  // each thread a different stretch of x
+    p.out.gpu_tile(p.x, p.y, p.xo, p.yo, p.xi, p.yi, 8, 8);
+    mine.compute_at(p.out, p.xi);
+    p.coop.compute_at(mine, p.x).gpu_threads(p.x);
+    const std::string e = compile_error_of(p.out);
+    CHECK(contains(e, "coop is computed by the threads of a GPU block together"));
+    CHECK(contains(e, "depends on the thread"));
+}
+
+TEST_CASE("a Func the block's threads compute together cannot hold another computed so") {
+    Cooperative p;
+    Func inner("inner");
+    inner(p.x, p.y) = p.x + 3 * p.y;
+    p.coop(p.x, p.y) = inner(p.x, p.y) + inner(p.x + 1, p.y);
+    p.out(p.x, p.y) = p.coop(p.x, p.y) + p.coop(p.x + 1, p.y);
+    p.out.gpu_tile(p.x, p.y, p.xo, p.yo, p.xi, p.yi, 8, 8);
+    p.coop.compute_at(p.out, p.xi).gpu_threads(p.x);
+    inner.compute_at(p.coop, p.x).gpu_threads(p.x);
+    const std::string e = compile_error_of(p.out);
+    CHECK(contains(e, "inner.gpu_threads(x)"));
+    CHECK(contains(e, "which is itself computed that way"));
 }
 
 TEST_CASE("a target string names the GPU features as Halide does") {

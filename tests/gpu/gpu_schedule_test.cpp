@@ -1,7 +1,8 @@
 // GPU schedules give the bits of the default schedule and of plain C++ (in emulation, and on the
 // GPU in a device run), and their kernels' PTX assembles (see gpu_test_support.h): blocks,
 // threads, lanes, tails of every strategy, producers staged in shared memory or computed per
-// thread, updates, rfactor and cache_read.
+// thread, register tiles with shared tiles staged by a block's threads together, shared memory
+// beyond 48 KiB, updates, rfactor and cache_read.
 
 #include <doctest/doctest.h>
 
@@ -130,6 +131,54 @@ TEST_CASE("an update scheduled on threads and a reduction by rfactor give the de
     gpu.gpu_tile(y, xo, xi, 16, TailStrategy::GuardWithIf);
     gpu.update().gpu_tile(y, xo, xi, 16, TailStrategy::GuardWithIf);
     check_same_bits<float>(gpu_test::realize_on_gpu<float>(gpu, {33}), rfactored);
+}
+
+TEST_CASE(
+    "register tiles per thread, with shared tiles that the block's threads stage together, give the "
+    "default schedule's bits") {
+    const int n = 37, m = 29, depth = 23;  // divisible by no tile or step below
+    Buffer<int> a(depth, m), b(n, depth);
+    std::mt19937 rng(9);
+    a.for_each_value([&](int& v) { v = int(rng() % 19) - 9; });
+    b.for_each_value([&](int& v) { v = int(rng() % 23) - 11; });
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), xt("xt"), yt("yt"), xr("xr"), yr("yr"),
+        s("s");
+    RVar ko("ko"), ki("ki");
+    RDom k(0, depth, "k");
+    Func a_tile("a_tile"), b_tile("b_tile"), sums("sums"), c("c");
+    a_tile(x, y) = a(x, clamp(y, 0, m - 1));
+    b_tile(x, y) = b(clamp(x, 0, n - 1), y);
+    sums(x, y) = 0;
+    sums(x, y) += a_tile(k, y) * b_tile(x, k) + x - y;
+    c(x, y) = sums(x, y) * 2;
+    const Buffer<int> expected = c.realize({n, m});
+    // Blocks of 16 x 12 outputs, 8 x 4 threads each computing a 2 x 3 tile held in registers
+    // across steps of 4 values of k; per step the 32 threads together copy the 4 x 12 values of
+    // a and the 16 x 4 of b that the block reads into shared memory.
+    c.tile(x, y, xo, yo, xi, yi, 16, 12, TailStrategy::GuardWithIf)
+        .tile(xi, yi, xt, yt, xr, yr, 2, 3)
+        .gpu_blocks(xo, yo)
+        .gpu_threads(xt, yt);
+    sums.compute_at(c, xt).bound_extent(x, 2).bound_extent(y, 3).unroll(x).unroll(y);
+    sums.update().split(k, ko, ki, 4, TailStrategy::GuardWithIf).reorder(x, y, ki, ko).unroll(x).unroll(y);
+    a_tile.compute_at(sums, ko).split(y, yt, s, 3).reorder(s, x, yt).gpu_threads(x, yt);
+    b_tile.compute_at(sums, ko).split(x, s, xt, 8).reorder(s, xt, y).gpu_threads(xt, y);
+    check_same_bits<int>(gpu_test::realize_on_gpu<int>(c, {n, m}), expected);
+}
+
+TEST_CASE(
+    "a block with more than 48 KiB of shared memory takes it dynamically and gives the default "
+    "schedule's bits") {
+    Func f("f"), g("g");
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), fo("fo"), fi("fi");
+    f(x, y) = cast<double>(x * 3 - y);
+    g(x, y) = f(x, y) + f(x + 100, y);  // a tile of f 116 wide by 64 rows: 59,392 bytes
+    const Buffer<double> expected = g.realize({37, 70});
+    g.gpu_tile(x, y, xo, yo, xi, yi, 16, 64, TailStrategy::GuardWithIf);
+    f.compute_at(g, xo).split(x, fo, fi, 16).gpu_threads(fi);
+    check_same_bits<double>(gpu_test::realize_on_gpu<double>(g, {37, 70}), expected);
+    CHECK(gpu_test::ptx_of(g, 80, {}).find(".extern .shared .align 16 .b8 tessera_dynamic_shared_memory[]") !=
+          std::string::npos);
 }
 
 TEST_CASE("cache_read into GPUShared memory stages a tile for a block and gives the reference's bits") {

@@ -128,6 +128,22 @@ TEST_CASE("an intermediate that only kernels use has device memory alone, freed 
     CHECK(state.live_allocations == 0);
 }
 
+TEST_CASE("a kernel with more than 48 KiB of shared memory asks for it at launch, and opts in to it") {
+    FakeCudaState& state = fake();
+    Func f("f"), g("g");
+    Var x("x"), y("y"), xo("xo"), yo("yo"), xi("xi"), yi("yi"), fo("fo"), fi("fi");
+    f(x, y) = cast<double>(x + y);
+    g(x, y) = f(x, y) + f(x + 100, y);  // a tile of f 116 wide by 64 rows: 59,392 bytes
+    g.gpu_tile(x, y, xo, yo, xi, yi, 16, 64, TailStrategy::GuardWithIf);
+    f.compute_at(g, xo).split(x, fo, fi, 16).gpu_threads(fi);
+    const int launches = state.launches, attribute_sets = state.function_attribute_sets;
+    g.realize({40, 70}, gpu);
+    CHECK(state.launches == launches + 1);
+    CHECK(state.last_shared_bytes == 59392);
+    CHECK(state.function_attribute_sets == attribute_sets + 1);
+    CHECK(state.last_max_dynamic_shared_bytes == 59392);
+}
+
 TEST_CASE("a failing launch is a RuntimeError naming the driver call and the kernel") {
     FakeCudaState& state = fake();
     std::string message;

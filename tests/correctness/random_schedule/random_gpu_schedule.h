@@ -2,7 +2,8 @@
 // Random GPU schedules of a random pipeline: the output tiled onto blocks and threads (tile sizes
 // that rarely divide the region, tails of every strategy), and each other stage inlined, computed
 // at the root as kernels of its own, staged in shared memory per block (its threads in tiles of
-// their own, so that thread loops sit inside serial loops of the block), or computed per thread.
+// their own, so that thread loops sit inside serial loops of the block), computed per thread, or
+// staged in shared memory from inside each thread's code by all the block's threads together.
 // Updates run on threads where their loops allow it, else as one thread. Returns the schedule as
 // C++, for the report of a failing case.
 
@@ -42,6 +43,13 @@ private:
     std::vector<Level> level = std::vector<Level>(p.stages.size(), Level::Root);
     std::vector<bool> inlined = std::vector<bool>(p.stages.size(), false);
     Var xo{"xo"}, yo{"yo"}, xi{"xi"}, yi{"yi"}, tx{"tx"}, ty{"ty"};
+    // The output's threads per block, and the most that a stage staged per block has asked for:
+    // a stage the block's threads compute together runs in the output's thread loops, which must
+    // then be the block's largest, as every thread must reach it.
+    int output_threads[2] = {1, 1}, block_threads[2] = {1, 1};
+    bool cooperative_placed = false;
+    // Whether a stage per block has updates on threads, as many as its region is tall.
+    bool block_updates_on_threads = false;
 
     int between(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); }
     bool chance(double probability) {
@@ -115,6 +123,8 @@ private:
         const int sx = between(1, guarded ? 16 : std::min(16, p.output_extent[0]));
         const int sy = between(1, guarded ? 8 : std::min(8, p.output_extent[1]));
         f.gpu_tile(b.x, b.y, xo, yo, xi, yi, sx, sy, tail);
+        output_threads[0] = block_threads[0] = sx;
+        output_threads[1] = block_threads[1] = sy;
         code << name(out) << ".gpu_tile(x, y, xo, yo, xi, yi, " << sx << ", " << sy << ", " << tail_name(tail)
              << ");\n";
         schedule_updates(out, /*in_kernel=*/false);
@@ -123,7 +133,7 @@ private:
     void place(int i) {
         const StageDef& s = p.stages[size_t(i)];
         const Level deepest = read_locally(i) ? deepest_allowed(i) : Level::Root;
-        const int choice = between(0, 3);
+        const int choice = between(0, 4);
         if (choice == 0 && s.updates.empty()) {
             inlined[size_t(i)] = true;
             level[size_t(i)] = deepest;  // its readers read what it reads
@@ -131,22 +141,29 @@ private:
         }
         Func f = b.stages[size_t(i)];
         const Func output = b.output();
-        if (choice == 1 && deepest >= Level::Block) {
+        const bool threads_fit = block_threads[0] <= output_threads[0] &&
+                                 block_threads[1] <= output_threads[1] && !block_updates_on_threads;
+        if (choice == 4 && s.updates.empty() && deepest >= Level::Thread && threads_fit) {
+            // Computed at the output's thread loop, by all the threads of the block, in tiles no
+            // larger than the block; what it reads must then be computed per block at the most.
+            level[size_t(i)] = Level::Block;
+            cooperative_placed = true;
+            f.compute_at(output, xi);
+            code << name(i) << ".compute_at(" << output.name() << ", xi)";
+            split_onto_threads(f, between(1, output_threads[0]), between(1, output_threads[1]));
+        } else if (choice == 1 && deepest >= Level::Block && !(cooperative_placed && !s.updates.empty())) {
             level[size_t(i)] = Level::Block;
             f.compute_at(output, xo);
             code << name(i) << ".compute_at(" << output.name() << ", xo)";
-            // Its threads in tiles of their own: thread loops inside serial loops of the block.
-            const int sx = between(1, 8), sy = between(1, 8);
-            // Not ShiftInwards (nor Auto, which may mean it): the region a shifted tile covers is
-            // one whose constant bound lowering cannot yet find.
-            const TailStrategy tail = chance(0.5) ? TailStrategy::GuardWithIf : TailStrategy::RoundUp;
-            f.split(b.x, b.x, tx, sx, tail)
-                .split(b.y, b.y, ty, sy, tail)
-                .reorder(tx, ty, b.x, b.y)
-                .gpu_threads(tx, ty);
-            code << ".split(x, x, tx, " << sx << ", " << tail_name(tail) << ").split(y, y, ty, " << sy << ", "
-                 << tail_name(tail) << ").reorder(tx, ty, x, y).gpu_threads(tx, ty);\n";
+            // Its threads in tiles of their own: thread loops inside serial loops of the block (no
+            // more of them than the output has, once a stage is computed by them together).
+            const int sx = between(1, cooperative_placed ? output_threads[0] : 8);
+            const int sy = between(1, cooperative_placed ? output_threads[1] : 8);
+            block_threads[0] = std::max(block_threads[0], sx);
+            block_threads[1] = std::max(block_threads[1], sy);
+            split_onto_threads(f, sx, sy);
             schedule_updates(i, /*in_kernel=*/true);
+            block_updates_on_threads = block_updates_on_threads || !s.updates.empty();
         } else if (choice == 2 && deepest >= Level::Thread) {
             level[size_t(i)] = Level::Thread;
             f.compute_at(output, xi);
@@ -160,6 +177,19 @@ private:
                  << tail_name(tail) << ");\n";
             schedule_updates(i, /*in_kernel=*/false);
         }
+    }
+
+    // f's loops split into tiles of sx x sy threads, the thread loops inside serial ones.
+    void split_onto_threads(Func f, int sx, int sy) {
+        // Not ShiftInwards (nor Auto, which may mean it): the region a shifted tile covers is one
+        // whose constant bound lowering cannot yet find.
+        const TailStrategy tail = chance(0.5) ? TailStrategy::GuardWithIf : TailStrategy::RoundUp;
+        f.split(b.x, b.x, tx, sx, tail)
+            .split(b.y, b.y, ty, sy, tail)
+            .reorder(tx, ty, b.x, b.y)
+            .gpu_threads(tx, ty);
+        code << ".split(x, x, tx, " << sx << ", " << tail_name(tail) << ").split(y, y, ty, " << sy << ", "
+             << tail_name(tail) << ").reorder(tx, ty, x, y).gpu_threads(tx, ty);\n";
     }
 
     // Each update on threads over its pure Vars where the library accepts it (no iteration reads
