@@ -175,9 +175,11 @@ void CodeGenLLVM::store_vector(const ir::Store* op, llvm::Value* value) {
             tag_access(builder_.CreateMaskedScatter(value, addresses, align, mask), op->name);
         }
     } else if (ramp && ir::is_const(ramp->stride, 1)) {
-        dense_store(op->name, value, t, codegen_index(op->name, ramp->base));
+        dense_store(op->name, value, t, codegen_index(op->name, ramp->base),
+                    dense_alignment(op->name, t, ramp->base));
     } else if (ramp && ir::is_const(ramp->stride, -1)) {
-        dense_store(op->name, builder_.CreateVectorReverse(value), t, last_of_reversed(op->name, ramp));
+        dense_store(op->name, builder_.CreateVectorReverse(value), t, last_of_reversed(op->name, ramp),
+                    align);
     } else if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
         // Every lane to one element: the last lane's value is the one that stays.
         llvm::Value* address = element_address(op->name, element, codegen_index(op->name, broadcast->value));

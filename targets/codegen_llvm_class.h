@@ -103,12 +103,17 @@ protected:
     llvm::Value* element_address(const std::string& name, Type element, llvm::Value* index);
     llvm::Instruction* tag_access(llvm::Instruction* access, const std::string& name);
     llvm::Value* load_vector(const ir::Load* op);
+    // The alignment that a vector of type t at consecutive elements of buffer from index `first`
+    // may assume: its element's, unless a target knows its memory and indices better (CodeGenPTX,
+    // whose vector loads and stores of 16 bytes need it).
+    virtual llvm::Align dense_alignment(const std::string& buffer, Type t, const Expr& first) const;
     // Vectors of type t at consecutive elements from first_index, in pieces of power-of-two lanes
-    // (codegen_llvm_dense.cpp).
-    llvm::Value* dense_load(const std::string& buffer, Type t, llvm::Value* first_index);
+    // (codegen_llvm_dense.cpp), the first aligned to `align`.
+    llvm::Value* dense_load(const std::string& buffer, Type t, llvm::Value* first_index, llvm::Align align);
     // Vectors of type t at first_index + i * stride, for a small constant stride.
     llvm::Value* strided_load(const std::string& buffer, Type t, llvm::Value* first_index, int stride);
-    void dense_store(const std::string& buffer, llvm::Value* value, Type t, llvm::Value* first_index);
+    void dense_store(const std::string& buffer, llvm::Value* value, Type t, llvm::Value* first_index,
+                     llvm::Align align);
     llvm::Value* predicated_load(const ir::Load* op);
     void store_vector(const ir::Store* op, llvm::Value* value);
     // A store of an atomic update (inside ir::Atomic), as a compare-and-swap loop

@@ -44,9 +44,13 @@ llvm::Value* concatenate(llvm::IRBuilder<>& builder, llvm::Value* a, llvm::Value
 
 }  // namespace
 
-llvm::Value* CodeGenLLVM::dense_load(const std::string& buffer, Type t, llvm::Value* first_index) {
+llvm::Align CodeGenLLVM::dense_alignment(const std::string&, Type t, const Expr&) const {
+    return llvm::Align(t.element_of().bytes());
+}
+
+llvm::Value* CodeGenLLVM::dense_load(const std::string& buffer, Type t, llvm::Value* first_index,
+                                     llvm::Align align) {
     const Type element = t.element_of();
-    const llvm::Align align(element.bytes());
     llvm::Value* address = element_address(buffer, element, first_index);
     if (std::has_single_bit(unsigned(t.lanes())))
         return tag_access(builder_.CreateAlignedLoad(memory_type(t), address, align), buffer);
@@ -56,7 +60,9 @@ llvm::Value* CodeGenLLVM::dense_load(const std::string& buffer, Type t, llvm::Va
         llvm::Value* piece_address =
             builder_.CreateConstInBoundsGEP1_64(memory_type(element), address, uint64_t(offset));
         llvm::Type* piece_type = llvm::FixedVectorType::get(memory_type(element), lanes);
-        llvm::Value* piece = tag_access(builder_.CreateAlignedLoad(piece_type, piece_address, align), buffer);
+        const llvm::Align piece_align = llvm::commonAlignment(align, uint64_t(offset) * element.bytes());
+        llvm::Value* piece =
+            tag_access(builder_.CreateAlignedLoad(piece_type, piece_address, piece_align), buffer);
         whole = whole ? concatenate(builder_, whole, piece) : piece;
         offset += lanes;
     }
@@ -84,10 +90,9 @@ llvm::Value* CodeGenLLVM::strided_load(const std::string& buffer, Type t, llvm::
     return builder_.CreateShuffleVector(whole, lanes_kept);
 }
 
-void CodeGenLLVM::dense_store(const std::string& buffer, llvm::Value* value, Type t,
-                              llvm::Value* first_index) {
+void CodeGenLLVM::dense_store(const std::string& buffer, llvm::Value* value, Type t, llvm::Value* first_index,
+                              llvm::Align align) {
     const Type element = t.element_of();
-    const llvm::Align align(element.bytes());
     llvm::Value* address = element_address(buffer, element, first_index);
     if (std::has_single_bit(unsigned(t.lanes()))) {
         tag_access(builder_.CreateAlignedStore(value, address, align), buffer);
@@ -97,8 +102,9 @@ void CodeGenLLVM::dense_store(const std::string& buffer, llvm::Value* value, Typ
     for (int lanes : power_of_two_pieces(t.lanes())) {
         llvm::Value* piece_address =
             builder_.CreateConstInBoundsGEP1_64(memory_type(element), address, uint64_t(offset));
+        const llvm::Align piece_align = llvm::commonAlignment(align, uint64_t(offset) * element.bytes());
         tag_access(
-            builder_.CreateAlignedStore(lanes_of(builder_, value, offset, lanes), piece_address, align),
+            builder_.CreateAlignedStore(lanes_of(builder_, value, offset, lanes), piece_address, piece_align),
             buffer);
         offset += lanes;
     }

@@ -327,13 +327,14 @@ llvm::Value* CodeGenLLVM::load_vector(const ir::Load* op) {
     if (op->predicate.defined()) {
         v = predicated_load(op);
     } else if (ramp && ir::is_const(ramp->stride, 1)) {
-        v = dense_load(op->name, t, codegen_index(op->name, ramp->base));
+        v = dense_load(op->name, t, codegen_index(op->name, ramp->base),
+                       dense_alignment(op->name, t, ramp->base));
     } else if (auto stride = ramp ? ir::as_const_int(ramp->stride) : std::nullopt;
                stride && *stride >= 2 && *stride <= 4) {
         v = strided_load(op->name, t, codegen_index(op->name, ramp->base), int(*stride));
     } else if (ramp && ir::is_const(ramp->stride, -1)) {
         // A dense load ending at base, reversed.
-        v = builder_.CreateVectorReverse(dense_load(op->name, t, last_of_reversed(op->name, ramp)));
+        v = builder_.CreateVectorReverse(dense_load(op->name, t, last_of_reversed(op->name, ramp), align));
     } else if (const ir::Broadcast* broadcast = op->index.as<ir::Broadcast>()) {
         llvm::Value* address = element_address(op->name, element, codegen_index(op->name, broadcast->value));
         llvm::Value* scalar =

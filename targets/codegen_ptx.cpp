@@ -15,10 +15,15 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <numeric>
 #include <set>
 
 #include "ir/ir_util.h"
+#include "ir/modulus_remainder.h"
 #include "ir/printer.h"
+#include "ir/simplify.h"
+#include "ir/substitute.h"
 #include "lowering/names.h"
 #include "lowering/place_gpu_storage.h"
 #include "targets/codegen_llvm_class.h"
@@ -83,6 +88,7 @@ private:
             }
             if (!a.is_buffer && a.type.is_bool()) v = builder_.CreateTrunc(v, llvm_type(a.type));
             push_symbol(a.name, v);
+            if (a.is_buffer) aligned_memory_.insert(a.name);
         }
         codegen(k.body);
         builder_.CreateRetVoid();
@@ -127,6 +133,42 @@ private:
         annotate("maxntidz", k.threads[2]);
     }
 
+    // Memory whose start is aligned to 16 bytes: the kernels' buffers (the runtime's device
+    // allocations) and shared memory.
+    std::set<std::string> aligned_memory_;
+    // Each let's value, in terms of what no let names, for the alignment of vector accesses.
+    std::map<std::string, Expr> let_values_;
+
+    void visit(const ir::LetStmt* op) override {
+        std::vector<std::pair<std::string, std::optional<Expr>>> shadowed;
+        for (const ir::LetStmt* let = op; let; let = let->body.as<ir::LetStmt>()) {
+            auto it = let_values_.find(let->name);
+            shadowed.emplace_back(let->name,
+                                  it == let_values_.end() ? std::nullopt : std::optional(it->second));
+            let_values_[let->name] = ir::substitute(let_values_, let->value);
+        }
+        CodeGenLLVM::visit(op);
+        for (auto it = shadowed.rbegin(); it != shadowed.rend(); ++it) {
+            if (it->second)
+                let_values_[it->first] = *it->second;
+            else
+                let_values_.erase(it->first);
+        }
+    }
+
+    // A vector from a 16-byte aligned start, at an index that is a multiple of 4 floats (as a
+    // thread's tile of a shared tile), is loaded or stored as one vector of 16 bytes.
+    llvm::Align dense_alignment(const std::string& buffer, Type t, const Expr& first) const override {
+        const int64_t element = t.element_of().bytes();
+        if (!aligned_memory_.count(buffer)) return llvm::Align(uint64_t(element));
+        const Expr index = ir::simplify(ir::substitute(let_values_, first));
+        const ir::ModulusRemainder m = ir::modulus_remainder(index);
+        // Every value the index takes is a multiple of gcd(modulus, remainder) (of anything, for 0).
+        const int64_t multiple = std::gcd(m.modulus, m.remainder);
+        const int64_t bytes = multiple == 0 ? 16 : std::min<int64_t>(16, multiple * element);
+        return llvm::Align(std::max<uint64_t>(uint64_t(element), uint64_t(bytes & -bytes)));
+    }
+
     // Which of x, y, z the GPU loop `name` runs over.
     static int gpu_dimension(const std::string& name, bool block) {
         for (int d = 0; d < 3; d++) {
@@ -137,6 +179,13 @@ private:
     }
 
     void visit(const ir::For* op) override {
+        // The loop's variable hides a let of its name (for the alignment of vector accesses).
+        const auto hidden = let_values_.extract(op->name);
+        visit_loop(op);
+        if (hidden) let_values_.insert({hidden.key(), hidden.mapped()});
+    }
+
+    void visit_loop(const ir::For* op) {
         if (!ir::is_gpu_loop(op->for_kind)) {
             TESSERA_INTERNAL_CHECK(op->for_kind != ir::ForKind::Parallel)
                 << "a parallel loop " << op->name << " inside a GPU kernel";
@@ -161,6 +210,7 @@ private:
 
     void visit(const ir::Allocate* op) override {
         if (op->memory_type == MemoryType::GPUShared) {
+            aligned_memory_.insert(op->name);
             shared_allocate(op);
             return;
         }

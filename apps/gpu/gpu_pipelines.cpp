@@ -49,16 +49,22 @@ void schedule_sgemm_for_gpu(SgemmPipeline& p) {
         .gpu_threads(xt, yt)
         .unroll(xr)
         .unroll(yr);
-    // Each thread keeps its 4 x 4 sums in registers while it walks k in steps of 16...
-    p.acc.compute_at(p.C, xt).bound_extent(x, kThreadTile).bound_extent(y, kThreadTile).unroll(x).unroll(y);
+    // Each thread keeps its 4 x 4 sums in registers (rows of 4, vectors) while it walks k in
+    // steps of 16...
+    p.acc.compute_at(p.C, xt)
+        .bound_extent(x, kThreadTile)
+        .bound_extent(y, kThreadTile)
+        .vectorize(x)
+        .unroll(y);
     p.acc.update()
         .split(p.k, ko, ki, kStep, TailStrategy::GuardWithIf)
         .reorder(x, y, ki, ko)
-        .unroll(x)
+        .vectorize(x)
         .unroll(y);
     // ...and per step, the block's threads together copy the 16 x 64 values of A and the 64 x 16
     // of B that its tile reads into shared memory, four values each, consecutive threads reading
-    // consecutive addresses; each thread then reads 8 values for its 16 multiply-adds.
+    // consecutive addresses; each thread then reads, per value of k, 4 values of A and a vector of
+    // 4 of B (one 16-byte load) for its 16 multiply-adds.
     p.A_tile.compute_at(p.acc, ko)
         .split(y, yt, s, kBlockTile / kThreads)
         .reorder(s, x, yt)

@@ -60,6 +60,8 @@ TEST_CASE("the GPU SGEMM gives the plain loop's chain of fused multiply-adds") {
             REQUIRE_MESSAGE(c(x, y) == expected, "at " << x << ", " << y);
         }
     }
+    // Each thread's row of 4 values of B is one 16-byte load from shared memory.
+    CHECK(gpu_test::ptx_of(p.C, 90, {p.A, p.B}).find("ld.shared.v4.f32") != std::string::npos);
 }
 
 TEST_CASE("the GPU row sum adds in the order of its 256 slices") {

@@ -1,8 +1,8 @@
 // GPU schedules give the bits of the default schedule and of plain C++ (in emulation, and on the
 // GPU in a device run), and their kernels' PTX assembles (see gpu_test_support.h): blocks,
 // threads, lanes, tails of every strategy, producers staged in shared memory or computed per
-// thread, register tiles with shared tiles staged by a block's threads together, shared memory
-// beyond 48 KiB, updates, rfactor and cache_read.
+// thread, register tiles with shared tiles staged by a block's threads together, vector accesses
+// of shared memory, shared memory beyond 48 KiB, updates, rfactor and cache_read.
 
 #include <doctest/doctest.h>
 
@@ -164,6 +164,35 @@ TEST_CASE(
     a_tile.compute_at(sums, ko).split(y, yt, s, 3).reorder(s, x, yt).gpu_threads(x, yt);
     b_tile.compute_at(sums, ko).split(x, s, xt, 8).reorder(s, xt, y).gpu_threads(xt, y);
     check_same_bits<int>(gpu_test::realize_on_gpu<int>(c, {n, m}), expected);
+}
+
+TEST_CASE(
+    "a thread's vector of 4 floats at a multiple of 4 in shared memory is one 16-byte access, and "
+    "elsewhere is not") {
+    // g's threads each take 4 consecutive x (vectorized) of a tile of f staged in shared memory,
+    // reading f at x + offset: 16-byte aligned for offsets that are multiples of 4 only.
+    for (int offset : {0, 4, 1, 2}) {
+        CAPTURE(offset);
+        Func f("f"), g("g");
+        Var x("x"), xo("xo"), xi("xi"), xt("xt"), xv("xv");
+        f(x) = cast<float>(x * 3 - 5) * 0.5f;
+        g(x) = f(x + offset) * 2.0f + f(x + 8);
+        const Buffer<float> expected = g.realize({45});
+        g.split(x, xo, xi, 32, TailStrategy::GuardWithIf)
+            .split(xi, xt, xv, 4)
+            .vectorize(xv)
+            .gpu_blocks(xo)
+            .gpu_threads(xt);
+        f.compute_at(g, xo).gpu_threads(x);
+        check_same_bits<float>(gpu_test::realize_on_gpu<float>(g, {45}), expected);
+        const std::string ptx = gpu_test::ptx_of(g, 80, {});
+        int vector_loads = 0;
+        for (size_t at = ptx.find("ld.shared.v4.f32"); at != std::string::npos;
+             at = ptx.find("ld.shared.v4.f32", at + 1))
+            vector_loads++;
+        // f(x + 8) is always aligned; f(x + offset) only for the multiples of 4.
+        CHECK(vector_loads == (offset % 4 == 0 ? 2 : 1));
+    }
 }
 
 TEST_CASE(
