@@ -1,15 +1,18 @@
 // The GPU benchmarks (Google Benchmark), each row timed on the device with CUDA events:
 //
-//   blur/{tessera_gpu,device_copy,naive}/WxH       the 3x3 blur of uint16 pixels, beside a
-//                                                   device-to-device copy of as many bytes as it
-//                                                   reads and writes (GBps: bytes read + written)
-//   sgemm/{tessera_gpu,cublas,naive}/N             C = A B, N x N floats (cuBLAS in FP32, no TF32)
-//   row_sum/{tessera_gpu,device_copy,naive}/RxC    the sum of each row of R x C floats, beside a
-//                                                   copy of those bytes (GBps: bytes read)
+//   blur/{tessera_gpu,device_copy,tessera_cpu,naive}/WxH     the 3x3 blur of uint16 pixels,
+//                                      beside a device-to-device copy of as many bytes as it reads
+//                                      and writes (GBps: bytes read + written)
+//   sgemm/{tessera_gpu,cublas,tessera_cpu,naive}/N           C = A B, N x N floats (cuBLAS in
+//                                      FP32, no TF32)
+//   row_sum/{tessera_gpu,device_copy,tessera_cpu,naive}/RxC  the sum of each row of R x C floats,
+//                                      beside a copy of those bytes (GBps: bytes read)
 //
-// Tessera's results are checked against plain C++ before timing (the same bits: the pipelines
-// define the order of their arithmetic, gpu_pipelines.h), cuBLAS's within rounding. Without a CUDA
-// device the GPU rows are skipped with the reason and the program exits with 77 (ctest's skip).
+// tessera_cpu is the same algorithm under its CPU schedule, on every core of the host, and naive
+// the plain loop on one. Tessera's results are checked against plain C++ before timing (the same
+// bits: the pipelines define the order of their arithmetic, gpu_pipelines.h), cuBLAS's within
+// rounding. Without a CUDA device the GPU rows are skipped with the reason, the others run, and
+// the program exits with 77 (ctest's skip).
 //
 // Options: --blur_size=WxH (default 4096x4096), --sgemm_sizes=N,N,... (default 1024,2048,4096),
 // --row_sum_size=RxC (default 8192x8192), --naive_max_sgemm=N (default 1024).
@@ -27,11 +30,13 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "benchmark_rows.h"
 #include "cuda_peers.h"
 #include "gpu_pipelines.h"
+#include "matmul_pipelines.h"
 
 namespace {
 
@@ -128,6 +133,24 @@ void register_device_copy(const std::string& workload, const std::string& size, 
     })->UseManualTime();
 }
 
+// The row "<workload>/tessera_cpu/<size>": run() on the host's cores, once checked by check(),
+// which throws what differs from plain C++.
+void register_cpu_row(const std::string& row, const std::function<void()>& run,
+                      const std::function<void()>& check,
+                      const std::function<void(benchmark::State&)>& rate) {
+    try {
+        run();
+        check();
+    } catch (const std::exception& e) {
+        failures[row] = e.what();
+    }
+    benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
+        if (skipped_for_failure(state, row, failures)) return;
+        for (auto _ : state) run();
+        rate(state);
+    });
+}
+
 // ---- blur ----
 
 uint16_t naive_blur_at(const Buffer<uint16_t>& in, int x, int y) {
@@ -147,16 +170,20 @@ void register_blur(const Options& o) {
     gpu_apps::schedule_blur_for_gpu(*p);
     p->input.set(*input);
     auto output = std::make_shared<Buffer<uint16_t>>(w, h);
+    // Rows spread over the image, each pixel against the plain loop's.
+    auto check = [=] {
+        for (int y = 0; y < h; y += std::max(1, h / 64))
+            for (int x = 0; x < w; x++)
+                if ((*output)(x, y) != naive_blur_at(*input, x, y))
+                    throw std::runtime_error("differs from plain C++ at " + std::to_string(x) + ", " +
+                                             std::to_string(y));
+    };
     const std::string row = "blur/tessera_gpu/" + size;
     if (no_device.empty()) {
         try {
             p->blur_y.realize(*output, Target("host-cuda"));
             output->copy_to_host();
-            for (int y = 0; y < h; y += std::max(1, h / 64))
-                for (int x = 0; x < w; x++)
-                    if ((*output)(x, y) != naive_blur_at(*input, x, y))
-                        throw std::runtime_error("differs from plain C++ at " + std::to_string(x) + ", " +
-                                                 std::to_string(y));
+            check();
         } catch (const std::exception& e) {
             failures[row] = e.what();
         }
@@ -168,6 +195,12 @@ void register_blur(const Options& o) {
     })->UseManualTime();
     // The image copied: read once and written once, as the blur does at best.
     register_device_copy("blur", size, size_t(w) * h * sizeof(uint16_t), bytes);
+    auto cpu = std::make_shared<gpu_apps::BlurPipeline>(gpu_apps::blur_pipeline());
+    gpu_apps::schedule_blur_for_cpu(*cpu);
+    cpu->input.set(*input);
+    register_cpu_row(
+        "blur/tessera_cpu/" + size, [=] { cpu->blur_y.realize(*output); }, check,
+        [=](benchmark::State& state) { set_bytes_rate(state, bytes); });
     benchmark::RegisterBenchmark(("blur/naive/" + size).c_str(), [=](benchmark::State& state) {
         for (auto _ : state) {
             for (int y = 0; y < h; y++)
@@ -196,17 +229,20 @@ void register_sgemm(int n, const Options& o) {
     gpu_apps::schedule_sgemm_for_gpu(*p);
     p->A.set(*a);
     p->B.set(*b);
+    // Rows spread over the matrix, each element against the plain loop's bits.
+    auto check = [=] {
+        for (int y = 0; y < n; y += std::max(1, n / 8))
+            for (int x = 0; x < n; x++)
+                if ((*c)(x, y) != naive_sgemm_at(*a, *b, x, y))
+                    throw std::runtime_error("differs from plain C++ at " + std::to_string(x) + ", " +
+                                             std::to_string(y));
+    };
     const std::string row = "sgemm/tessera_gpu/" + size;
     if (no_device.empty()) {
         try {
             p->C.realize(*c, Target("host-cuda"));
             c->copy_to_host();
-            // Rows spread over the matrix, each element against the plain loop's bits.
-            for (int y = 0; y < n; y += std::max(1, n / 8))
-                for (int x = 0; x < n; x++)
-                    if ((*c)(x, y) != naive_sgemm_at(*a, *b, x, y))
-                        throw std::runtime_error("differs from plain C++ at " + std::to_string(x) + ", " +
-                                                 std::to_string(y));
+            check();
         } catch (const std::exception& e) {
             failures[row] = e.what();
         }
@@ -235,6 +271,15 @@ void register_sgemm(int n, const Options& o) {
             state.SkipWithError(e.what());
         }
     })->UseManualTime();
+    // apps/matmul's schedule, a band of rows per core.
+    ImageParam a_cpu(Float(32), 2, "A"), b_cpu(Float(32), 2, "B");
+    a_cpu.set(*a);
+    b_cpu.set(*b);
+    auto cpu = std::make_shared<tessera_apps::SgemmPipeline>(tessera_apps::sgemm_pipeline(a_cpu, b_cpu));
+    tessera_apps::schedule_sgemm_tiled(*cpu, int(std::thread::hardware_concurrency()));
+    register_cpu_row(
+        "sgemm/tessera_cpu/" + size, [=] { cpu->C.realize(*c); }, check,
+        [=](benchmark::State& state) { tessera_apps::set_flop_rates(state, flops, 0); });
     if (n > o.naive_max_sgemm) return;
     benchmark::RegisterBenchmark(("sgemm/naive/" + size).c_str(), [=](benchmark::State& state) {
         for (auto _ : state) {
@@ -266,14 +311,17 @@ void register_row_sum(const Options& o) {
     auto p = std::make_shared<gpu_apps::RowSumPipeline>(gpu_apps::row_sum_pipeline());
     gpu_apps::schedule_row_sum_for_gpu(*p);
     p->input.set(*input);
+    auto check = [=] {
+        for (int y = 0; y < rows; y++)
+            if ((*output)(y) != naive_row_sum(*input, y))
+                throw std::runtime_error("differs from plain C++ at row " + std::to_string(y));
+    };
     const std::string row = "row_sum/tessera_gpu/" + size;
     if (no_device.empty()) {
         try {
             p->sum.realize(*output, Target("host-cuda"));
             output->copy_to_host();
-            for (int y = 0; y < rows; y++)
-                if ((*output)(y) != naive_row_sum(*input, y))
-                    throw std::runtime_error("differs from plain C++ at row " + std::to_string(y));
+            check();
         } catch (const std::exception& e) {
             failures[row] = e.what();
         }
@@ -285,6 +333,12 @@ void register_row_sum(const Options& o) {
     })->UseManualTime();
     // The input copied, its rate counted as the row sum's is: the bytes read.
     register_device_copy("row_sum", size, size_t(bytes), bytes);
+    auto cpu = std::make_shared<gpu_apps::RowSumPipeline>(gpu_apps::row_sum_pipeline());
+    gpu_apps::schedule_row_sum_for_cpu(*cpu);
+    cpu->input.set(*input);
+    register_cpu_row(
+        "row_sum/tessera_cpu/" + size, [=] { cpu->sum.realize(*output); }, check,
+        [=](benchmark::State& state) { set_bytes_rate(state, bytes); });
     benchmark::RegisterBenchmark(("row_sum/naive/" + size).c_str(), [=](benchmark::State& state) {
         for (auto _ : state) {
             for (int y = 0; y < rows; y++) (*output)(y) = naive_row_sum(*input, y);

@@ -21,6 +21,14 @@ void schedule_blur_for_gpu(BlurPipeline& p) {
     p.blur_x.compute_at(p.blur_y, xo).gpu_threads(p.x, p.y);
 }
 
+void schedule_blur_for_cpu(BlurPipeline& p) {
+    Var xi("xi"), yi("yi");
+    // apps/blur's tiled schedule: tiles of 256 x 32 in parallel, rows of 16 lanes, blur_x per tile
+    // (for images of 256 x 32 pixels at least: the last tiles shift inwards).
+    p.blur_y.tile(p.x, p.y, xi, yi, 256, 32).vectorize(xi, 16).parallel(p.y);
+    p.blur_x.compute_at(p.blur_y, p.x).vectorize(p.x, 16);
+}
+
 SgemmPipeline sgemm_pipeline() {
     SgemmPipeline p;
     const Var x = p.x, y = p.y;
@@ -92,6 +100,18 @@ void schedule_row_sum_for_gpu(RowSumPipeline& p) {
     // Then a thread per row adds its 256 partial sums.
     p.sum.gpu_tile(p.y, yo, yi, 128, TailStrategy::GuardWithIf);
     p.sum.update().gpu_tile(p.y, yo, yi, 128, TailStrategy::GuardWithIf);
+}
+
+void schedule_row_sum_for_cpu(RowSumPipeline& p) {
+    constexpr int kSlices = 256;
+    RVar ro("ro"), ri("ri");
+    Var u("u");
+    // The same 256 partial sums per row, as vectors of 16 across the slices, rows in parallel.
+    Func partial = p.sum.update().split(p.r, ro, ri, kSlices, TailStrategy::GuardWithIf).rfactor(ri, u);
+    partial.compute_root().vectorize(u, 16).parallel(p.y);
+    partial.update().reorder(u, ro, p.y).vectorize(u, 16).parallel(p.y);
+    p.sum.parallel(p.y);
+    p.sum.update().parallel(p.y);
 }
 
 }  // namespace gpu_apps

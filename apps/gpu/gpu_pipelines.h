@@ -1,5 +1,6 @@
 #pragma once
-// The GPU benchmarks' pipelines, each a definition and, apart, its schedule for an NVIDIA GPU:
+// The GPU benchmarks' pipelines, each a definition and, apart, its schedule for an NVIDIA GPU and
+// one for the CPU (apps/matmul's serves SGEMM there):
 //
 //   - the 3x3 blur of apps/blur (uint16, edges repeated), its output in blocks of 32 x 8 threads,
 //     a pixel each, and the horizontal pass a block needs staged in its shared memory;
@@ -23,6 +24,7 @@ struct BlurPipeline {
 };
 BlurPipeline blur_pipeline();
 void schedule_blur_for_gpu(BlurPipeline& p);
+void schedule_blur_for_cpu(BlurPipeline& p);
 
 struct SgemmPipeline {
     tessera::ImageParam A{tessera::Float(32), 2, "A"}, B{tessera::Float(32), 2, "B"};
@@ -41,5 +43,6 @@ struct RowSumPipeline {
 };
 RowSumPipeline row_sum_pipeline();
 void schedule_row_sum_for_gpu(RowSumPipeline& p);
+void schedule_row_sum_for_cpu(RowSumPipeline& p);
 
 }  // namespace gpu_apps
