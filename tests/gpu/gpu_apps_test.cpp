@@ -16,15 +16,20 @@ using namespace tessera;
 
 namespace {
 
+// Pixels of 12 bits; floats of many magnitudes, whose sums and chains of multiply-adds round
+// differently in another order: the bits checked are those of the order the pipeline defines.
 template <typename T>
 Buffer<T> random_buffer(int w, int h, uint32_t seed) {
     Buffer<T> b(w, h);
     std::mt19937 rng(seed);
-    std::uniform_int_distribution<int> dist(-64, 64);
-    // Small integers, halved: float sums and products stay exact, so the order of the arithmetic
-    // is what the test checks, not its rounding.
-    b.for_each_value(
-        [&](T& v) { v = std::is_floating_point_v<T> ? T(dist(rng) * 0.5) : T(dist(rng) & 0xfff); });
+    std::uniform_int_distribution<int> pixel(0, 0xfff), exponent(-20, 20);
+    std::uniform_real_distribution<float> mantissa(-1.0f, 1.0f);
+    b.for_each_value([&](T& v) {
+        if constexpr (std::is_floating_point_v<T>)
+            v = std::ldexp(mantissa(rng), exponent(rng));
+        else
+            v = T(pixel(rng));
+    });
     return b;
 }
 
@@ -53,13 +58,17 @@ TEST_CASE("the GPU SGEMM gives the plain loop's chain of fused multiply-adds") {
     p.A.set(a);
     p.B.set(b);
     const Buffer<float> c = gpu_test::realize_on_gpu<float>(p.C, {n, m}, {p.A, p.B});
+    int where_order_shows = 0;
     for (int y = 0; y < m; y++) {
         for (int x = 0; x < n; x++) {
-            float expected = 0.0f;
+            float expected = 0.0f, backwards = 0.0f;
             for (int i = 0; i < k; i++) expected = std::fma(a(i, y), b(x, i), expected);
+            for (int i = k - 1; i >= 0; i--) backwards = std::fma(a(i, y), b(x, i), backwards);
             REQUIRE_MESSAGE(c(x, y) == expected, "at " << x << ", " << y);
+            where_order_shows += backwards != expected;
         }
     }
+    CHECK(where_order_shows > 0);  // the check could tell another order of k
     // Each thread's row of 4 values of B is one 16-byte load from shared memory.
     CHECK(gpu_test::ptx_of(p.C, 90, {p.A, p.B}).find("ld.shared.v4.f32") != std::string::npos);
 }
@@ -71,11 +80,18 @@ TEST_CASE("the GPU row sum adds in the order of its 256 slices") {
     gpu_apps::schedule_row_sum_for_gpu(p);
     p.input.set(in);
     const Buffer<float> sums = gpu_test::realize_on_gpu<float>(p.sum, {h}, {p.input});
+    int rows_where_order_shows = 0;
     for (int y = 0; y < h; y++) {
-        float partial[256] = {};
-        for (int x = 0; x < w; x++) partial[x % 256] += in(x, y);
+        float partial[256] = {}, in_order = 0.0f;
+        for (int x = 0; x < w; x++) {
+            partial[x % 256] += in(x, y);
+            in_order += in(x, y);
+        }
         float expected = 0.0f;
         for (float s : partial) expected += s;
         REQUIRE_MESSAGE(sums(y) == expected, "row " << y);
+        rows_where_order_shows += in_order != expected;
     }
+    // The check could tell another order of the additions.
+    CHECK(rows_where_order_shows > 0);
 }
