@@ -133,17 +133,22 @@ void register_device_copy(const std::string& workload, const std::string& size, 
     })->UseManualTime();
 }
 
-// The row "<workload>/tessera_cpu/<size>": run() on the host's cores, once checked by check(),
-// which throws what differs from plain C++.
-void register_cpu_row(const std::string& row, const std::function<void()>& run,
-                      const std::function<void()>& check,
-                      const std::function<void(benchmark::State&)>& rate) {
+// Runs a row's pipeline once, then check(), which throws what differs from plain C++: a failure
+// is the row's, which then does not run.
+void check_row(const std::string& row, const std::function<void()>& run, const std::function<void()>& check) {
     try {
         run();
         check();
     } catch (const std::exception& e) {
         failures[row] = e.what();
     }
+}
+
+// The row "<workload>/tessera_cpu/<size>": run() on the host's cores, checked first.
+void register_cpu_row(const std::string& row, const std::function<void()>& run,
+                      const std::function<void()>& check,
+                      const std::function<void(benchmark::State&)>& rate) {
+    check_row(row, run, check);
     benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
         if (skipped_for_failure(state, row, failures)) return;
         for (auto _ : state) run();
@@ -180,13 +185,13 @@ void register_blur(const Options& o) {
     };
     const std::string row = "blur/tessera_gpu/" + size;
     if (no_device.empty()) {
-        try {
-            p->blur_y.realize(*output, Target("host-cuda"));
-            output->copy_to_host();
-            check();
-        } catch (const std::exception& e) {
-            failures[row] = e.what();
-        }
+        check_row(
+            row,
+            [=] {
+                p->blur_y.realize(*output, Target("host-cuda"));
+                output->copy_to_host();
+            },
+            check);
     }
     benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
         if (!gpu_row_can_run(state, row)) return;
@@ -239,13 +244,13 @@ void register_sgemm(int n, const Options& o) {
     };
     const std::string row = "sgemm/tessera_gpu/" + size;
     if (no_device.empty()) {
-        try {
-            p->C.realize(*c, Target("host-cuda"));
-            c->copy_to_host();
-            check();
-        } catch (const std::exception& e) {
-            failures[row] = e.what();
-        }
+        check_row(
+            row,
+            [=] {
+                p->C.realize(*c, Target("host-cuda"));
+                c->copy_to_host();
+            },
+            check);
     }
     benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
         if (!gpu_row_can_run(state, row)) return;
@@ -318,13 +323,13 @@ void register_row_sum(const Options& o) {
     };
     const std::string row = "row_sum/tessera_gpu/" + size;
     if (no_device.empty()) {
-        try {
-            p->sum.realize(*output, Target("host-cuda"));
-            output->copy_to_host();
-            check();
-        } catch (const std::exception& e) {
-            failures[row] = e.what();
-        }
+        check_row(
+            row,
+            [=] {
+                p->sum.realize(*output, Target("host-cuda"));
+                output->copy_to_host();
+            },
+            check);
     }
     benchmark::RegisterBenchmark(row.c_str(), [=](benchmark::State& state) {
         if (!gpu_row_can_run(state, row)) return;
