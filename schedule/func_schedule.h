@@ -104,6 +104,8 @@ struct FuncSchedule {
     // The pure Vars in storage order, innermost first; empty for the order of the arguments.
     std::vector<std::string> storage_order;
     MemoryType memory_type = MemoryType::Auto;
+    // set_estimate(var, min, extent): what automatic schedulers assume; no code depends on it.
+    std::vector<Bound> estimates;
 };
 
 }  // namespace tessera::schedule

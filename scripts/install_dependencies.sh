@@ -14,6 +14,9 @@ packages=(
   libdnnl-dev          # the convolution peer (oneDNN)
   libonnx-dev libprotobuf-dev  # the graph layer's ONNX import
   libonnx-testdata     # ONNX's backend test cases, for the conformance test
+  libxgboost-dev       # the autoscheduler's learned cost model (gradient-boosted trees)
+  libopenmpi-dev openmpi-bin  # autotuning spread over machines (mpirun)
+  gnuplot-nox          # plots of tuning curves
 )
 
 missing=()

@@ -338,8 +338,11 @@ public:
     // Pads the storage of var's dimension to a multiple of alignment elements, so that the strides
     // of the dimensions stored outside it are multiples of alignment too (rows that start aligned).
     Func& align_storage(const Var& var, const Expr& alignment);
-    // A hint for automatic schedulers; Tessera records nothing.
+    // The region of var an automatic scheduler assumes is computed (Pipeline::auto_schedule): on
+    // outputs, what a run typically asks for. It changes no code. Integer constants.
     Func& set_estimate(const Var& var, const Expr& min, const Expr& extent);
+    // set_estimate for every pure Var, in order.
+    Func& set_estimates(const Region& estimates);
     // The storage layout: the Vars innermost first (by default, the order of the arguments).
     Func& reorder_storage(const std::vector<Var>& dims);
     template <typename... Args>

@@ -49,16 +49,19 @@ namespace tessera {
 
 class GeneratorBase;
 
-// What a generator is created for: the target it compiles to. auto_schedule must be false: Tessera
-// has no automatic scheduler (create() says so).
+// What a generator is created for: the target it compiles to, and whether the default automatic
+// scheduler schedules it (for the machine params given), as Halide 14's auto_schedule=true.
 class GeneratorContext {
 public:
-    explicit GeneratorContext(const Target& target, bool auto_schedule = false)
-        : target_(target), auto_schedule_(auto_schedule) {}
+    explicit GeneratorContext(const Target& target, bool auto_schedule = false,
+                              const MachineParams& machine_params = MachineParams::generic())
+        : target_(target), auto_schedule_(auto_schedule), machine_params_(machine_params) {}
     const Target& target() const { return target_; }
     const Target& get_target() const { return target_; }
     bool auto_schedule() const { return auto_schedule_; }
     bool get_auto_schedule() const { return auto_schedule_; }
+    const MachineParams& machine_params() const { return machine_params_; }
+    const MachineParams& get_machine_params() const { return machine_params_; }
     // T::create(*this).
     template <typename T>
     std::unique_ptr<T> create() const {
@@ -68,6 +71,7 @@ public:
 private:
     Target target_;
     bool auto_schedule_;
+    MachineParams machine_params_;
 };
 
 namespace lang {
@@ -141,8 +145,11 @@ public:
     Func in() { return func_.in(); }
     Func in(const Func& consumer) { return func_.in(consumer); }
     Func in(const std::vector<Func>& consumers) { return func_.in(consumers); }
-    // Estimates for automatic schedulers; they do not change what is computed.
-    GeneratorBufferInput& set_estimates(const std::vector<Range>&) { return *this; }
+    // The shape automatic schedulers assume (see ImageParam::set_estimates).
+    GeneratorBufferInput& set_estimates(const std::vector<Range>& region) {
+        ImageParam::set_estimates(region);
+        return *this;
+    }
 
     Argument argument() const override { return Argument(static_cast<const ImageParam&>(*this)); }
 
@@ -169,13 +176,17 @@ public:
     Func output_func() const override { return *this; }
 
     // A dimension of the output's buffer (of every value's, for a Tuple): requirements, as
-    // Func::output_buffer().dim(d) takes them, once the Output is defined; estimates for automatic
-    // schedulers are accepted and change nothing.
+    // Func::output_buffer().dim(d) takes them, once the Output is defined; and the estimates
+    // automatic schedulers assume.
     class Dimension {
     public:
         Dimension(const GeneratorFuncOutput& output, int d) : output_(output), dim_(d) {}
-        Dimension& set_estimate(const Expr&, const Expr&) { return *this; }
-        Dimension& set_bounds_estimate(const Expr&, const Expr&) { return *this; }
+        Dimension& set_estimate(const Expr& min, const Expr& extent) {
+            return each([&](ParamDimension d) { d.set_estimate(min, extent); });
+        }
+        Dimension& set_bounds_estimate(const Expr& min, const Expr& extent) {
+            return set_estimate(min, extent);
+        }
         Dimension& set_min(const Expr& min) {
             return each([&](ParamDimension d) { d.set_min(min); });
         }
@@ -202,8 +213,15 @@ public:
         int dim_;
     };
     Dimension dim(int d) const { return Dimension(*this, d); }
-    GeneratorFuncOutput& set_estimates(const std::vector<Range>&) { return *this; }
-    GeneratorFuncOutput& set_estimate(const Var&, const Expr&, const Expr&) { return *this; }
+    // The region automatic schedulers assume is computed (see Func::set_estimates), once defined.
+    GeneratorFuncOutput& set_estimates(const std::vector<Range>& region) {
+        Func::set_estimates(region);
+        return *this;
+    }
+    GeneratorFuncOutput& set_estimate(const Var& var, const Expr& min, const Expr& extent) {
+        Func::set_estimate(var, min, extent);
+        return *this;
+    }
 };
 
 template <typename T>
@@ -387,18 +405,23 @@ public:
 
     // The value of the `target` GeneratorParam (the context's target).
     Target get_target() const { return target; }
-    // Always false: Tessera has no automatic scheduler.
-    bool using_autoscheduler() const { return false; }
+    // Whether an automatic scheduler schedules the pipeline once generate() and schedule() have run:
+    // autoscheduler=<name>, or auto_schedule=true for the default one ("Tessera"). schedule() may
+    // then set estimates and schedule some Funcs itself; the automatic scheduler keeps those.
+    bool using_autoscheduler() const { return auto_schedule || !autoscheduler.value().empty(); }
+    // The automatic scheduler's results, once build_pipeline() has run it.
+    const AutoSchedulerResults& auto_schedule_results() const { return auto_schedule_results_; }
     int natural_vector_size(Type t) const { return get_target().natural_vector_size(t); }
     template <typename T>
     int natural_vector_size() const {
         return natural_vector_size(type_of<T>());
     }
-    GeneratorContext context() const { return GeneratorContext(get_target()); }
+    GeneratorContext context() const {
+        return GeneratorContext(get_target(), auto_schedule, machine_params_value());
+    }
 
     // Sets GeneratorParams by name from text, before the generator is built. Throws CompileError for
-    // an unknown name (listing the known ones), a value that does not parse, one out of range, or
-    // auto_schedule=true.
+    // an unknown name (listing the known ones), a value that does not parse, or one out of range.
     void set_generator_param_values(const std::map<std::string, std::string>& values);
     void set_generator_param(const std::string& name, const std::string& value);
 
@@ -406,7 +429,8 @@ public:
     // Output is defined with its declared type and dimensionality.
     void build();
     bool built() const { return built_; }
-    // The Pipeline of the Outputs, in declaration order (building first if need be).
+    // The Pipeline of the Outputs, in declaration order (building first if need be), scheduled by the
+    // automatic scheduler when the generator uses one.
     Pipeline build_pipeline();
     // Builds, then runs the Pipeline of the Outputs through the JIT (set the Inputs first).
     Realization realize(std::vector<int32_t> sizes) { return build_pipeline().realize(std::move(sizes)); }
@@ -415,7 +439,7 @@ public:
     // What the driver needs. The registered name ("" for a generator not made by the registry).
     const std::string& generator_name() const { return generator_name_; }
     // Every GeneratorParam and its current value as text: the generator's own in declaration
-    // order, then the built-ins (target, auto_schedule, machine_params).
+    // order, then the built-ins (target, auto_schedule, machine_params, autoscheduler).
     std::vector<std::pair<std::string, std::string>> generator_param_values() const;
     // The C function's inputs, in declaration order.
     std::vector<Argument> input_arguments() const;
@@ -452,6 +476,8 @@ private:
     bool built_ = false;
     std::string build_error_;  // why build() failed, if it did
     Pipeline pipeline_;        // made once, so that the JIT compiles it once
+    AutoSchedulerResults auto_schedule_results_;
+    MachineParams machine_params_value() const;
     // Marks this generator as the one whose members are being constructed, before any member is.
     struct ConstructionScope {
         ConstructionScope(GeneratorBase* generator, size_t size);
@@ -462,7 +488,10 @@ protected:
     // The built-in GeneratorParams every generator has.
     GeneratorParam<Target> target{"target", get_host_target()};
     GeneratorParam<bool> auto_schedule{"auto_schedule", false};
+    // "parallelism,last_level_cache_size,balance"; empty: MachineParams::generic().
     GeneratorParam<std::string> machine_params{"machine_params", ""};
+    // The automatic scheduler's name ("Tessera"); empty: none, unless auto_schedule is true.
+    GeneratorParam<std::string> autoscheduler{"autoscheduler", ""};
 };
 
 // The base of a generator class T (the curiously recurring template): class Blur : public

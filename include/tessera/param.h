@@ -29,6 +29,9 @@ void bind_buffer(ParameterContents& p, const std::shared_ptr<BufferContents>& b,
 std::shared_ptr<BufferContents> bound_buffer(const ParameterContents& p);
 Expr image_param_access(const std::shared_ptr<ParameterContents>& p, std::vector<Expr> args);
 enum class BufferField { Min, Extent, Stride };
+void set_scalar_estimate(ParameterContents& p, const Expr& value);
+void set_buffer_estimate(ParameterContents& p, int dim, const Expr& min, const Expr& extent);
+void set_buffer_estimates(ParameterContents& p, const std::vector<Range>& region);
 void set_buffer_constraint(ParameterContents& p, int dim, BufferField field, const Expr& value);
 Expr image_param_field(const std::shared_ptr<ParameterContents>& p, const char* field, int dim);
 }  // namespace lang
@@ -60,8 +63,8 @@ public:
     void set_max_value(const Expr& max) { set_range(min_value(), max); }
     Expr min_value() const { return lang::scalar_min(*contents_); }
     Expr max_value() const { return lang::scalar_max(*contents_); }
-    // An estimate for automatic schedulers; it does not change what is computed.
-    void set_estimate(T) {}
+    // The value automatic schedulers assume (Pipeline::auto_schedule); it changes no code.
+    void set_estimate(T value) { lang::set_scalar_estimate(*contents_, Expr(value)); }
     operator Expr() const { return lang::parameter_expr(contents_); }
     const std::shared_ptr<lang::ParameterContents>& contents() const { return contents_; }
 
@@ -88,8 +91,11 @@ public:
     ParamDimension set_bounds(const Expr& min, const Expr& extent);
     // Another dimension of the same buffer, to chain requirements: dim(0).set_min(0).dim(1)...
     ParamDimension dim(int i) const { return ParamDimension(param_, i); }
-    // An estimate for automatic schedulers; it does not change what is computed.
-    ParamDimension set_estimate(const Expr&, const Expr&) { return *this; }
+    // The min and extent automatic schedulers assume (Pipeline::auto_schedule); it changes no code.
+    ParamDimension set_estimate(const Expr& min, const Expr& extent) {
+        lang::set_buffer_estimate(*param_, dim_, min, extent);
+        return *this;
+    }
 
 private:
     std::shared_ptr<lang::ParameterContents> param_;
@@ -114,8 +120,11 @@ public:
     Expr right() const { return dim(0).max(); }
     Expr top() const { return dim(1).min(); }
     Expr bottom() const { return dim(1).max(); }
-    // Estimates for automatic schedulers; they do not change what is computed.
-    OutputImageParam& set_estimates(const std::vector<Range>&) { return *this; }
+    // The shape automatic schedulers assume, one Range per dimension (see ParamDimension).
+    OutputImageParam& set_estimates(const std::vector<Range>& region) {
+        lang::set_buffer_estimates(*contents_, region);
+        return *this;
+    }
     const std::shared_ptr<lang::ParameterContents>& contents() const { return contents_; }
 
 protected:
@@ -141,8 +150,11 @@ public:
     }
     Expr operator()(const std::vector<Expr>& args) const { return lang::image_param_access(contents_, args); }
 
-    // Estimates for automatic schedulers; they do not change what is computed.
-    ImageParam& set_estimates(const std::vector<Range>&) { return *this; }
+    // The shape automatic schedulers assume, one Range per dimension (see ParamDimension).
+    ImageParam& set_estimates(const std::vector<Range>& region) {
+        OutputImageParam::set_estimates(region);
+        return *this;
+    }
 
     // The image as a Func: f(x, y, ...) = image(x, y, ...).
     operator Func() const;

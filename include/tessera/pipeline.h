@@ -2,11 +2,13 @@
 // Pipeline: one or more output Funcs compiled and run together. Realization: the buffers a
 // pipeline produces, one per output value.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "tessera/auto_schedule.h"
 #include "tessera/buffer.h"
 #include "tessera/func.h"
 #include "tessera/param.h"
@@ -66,6 +68,27 @@ public:
 
     std::vector<Func> outputs() const;
     bool defined() const { return contents_ != nullptr; }
+    // The index-th Func of the pipeline in realization order (producers first), as the source that
+    // auto_schedule returns names them.
+    Func get_func(size_t index) const;
+
+    // Chooses a schedule for every Func whose schedule the user has not written, with the named
+    // automatic scheduler ("Tessera"), for the target and the machine; applies it and returns it as
+    // C++ source. Every output needs an estimate of its size (Func::set_estimate or
+    // set_estimates), and every input read at an index that depends on its size one too.
+    AutoSchedulerResults auto_schedule(const std::string& autoscheduler_name, const Target& target,
+                                       const MachineParams& params = MachineParams::generic());
+    // With the default automatic scheduler.
+    AutoSchedulerResults auto_schedule(const Target& target,
+                                       const MachineParams& params = MachineParams::generic());
+    // Another automatic scheduler, by name: it applies its schedule to the pipeline's Funcs and fills
+    // in the results (schedule_source at least).
+    using AutoSchedulerFn =
+        std::function<void(const Pipeline&, const Target&, const MachineParams&, AutoSchedulerResults*)>;
+    static void add_autoscheduler(const std::string& autoscheduler_name,
+                                  const AutoSchedulerFn& autoscheduler);
+    static void set_default_autoscheduler_name(const std::string& autoscheduler_name);
+    static std::string get_default_autoscheduler_name();
 
     // Buffers that realize() makes hold the results on the host. Buffers passed in keep what GPU
     // kernels wrote on the device (device_dirty()) until copy_to_host(), as in Halide, so that a

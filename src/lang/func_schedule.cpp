@@ -174,7 +174,34 @@ Func& Func::align_storage(const Var& var, const Expr& alignment) {
     return *this;
 }
 
-Func& Func::set_estimate(const Var&, const Expr&, const Expr&) { return *this; }
+Func& Func::set_estimate(const Var& var, const Expr& min, const Expr& extent) {
+    const std::string primitive = "set_estimate(" + var.name() + ", ...)";
+    pure_arg_index(*contents_, var.name(), primitive);
+    for (const Expr* e : {&min, &extent}) {
+        TESSERA_USER_CHECK(e->defined() && e->type().is_scalar() && e->type().is_int_or_uint() &&
+                           ir::as_const_int(*e))
+            << name() << "." << primitive << ": the min and the extent must be integer constants; got "
+            << (e->defined() ? *e : Expr()) << ".";
+    }
+    TESSERA_USER_CHECK(*ir::as_const_int(extent) > 0)
+        << name() << "." << primitive << ": the extent is " << extent << "; give a positive one.";
+    auto& estimates = contents_->schedule.estimates;
+    std::erase_if(estimates, [&](const schedule::Bound& b) { return b.var == var.name(); });
+    // Not a change of the schedule: no compiled code depends on an estimate.
+    estimates.push_back(
+        {var.name(), Expr(int32_t(*ir::as_const_int(min))), Expr(int32_t(*ir::as_const_int(extent)))});
+    return *this;
+}
+
+Func& Func::set_estimates(const Region& estimates) {
+    TESSERA_USER_CHECK(int(estimates.size()) == dimensions())
+        << name() << ".set_estimates: " << estimates.size() << " ranges for " << dimensions()
+        << " dimensions; give one Range (min, extent) per pure Var.";
+    const std::vector<Var> vars = args();
+    for (size_t d = 0; d < estimates.size(); d++)
+        set_estimate(vars[d], estimates[d].min, estimates[d].extent);
+    return *this;
+}
 
 Func& Func::reorder_storage(const std::vector<Var>& dims) {
     std::string primitive = "reorder_storage(";

@@ -33,8 +33,9 @@ std::string of_generator(const std::string& generator_name) {
     return generator_name.empty() ? "" : " of generator '" + generator_name + "'";
 }
 
-// GeneratorBase's own members target, auto_schedule and machine_params, constructed first.
-constexpr size_t builtin_params = 3;
+// GeneratorBase's own members target, auto_schedule, machine_params and autoscheduler, constructed
+// first.
+constexpr size_t builtin_params = 4;
 
 std::string generator_label(const std::string& generator_name) {
     return generator_name.empty() ? "The generator" : "Generator '" + generator_name + "'";
@@ -61,9 +62,10 @@ GeneratorBase::~GeneratorBase() {
 
 void GeneratorBase::finish_construction(const GeneratorContext& context) {
     if (generator_under_construction == this) generator_under_construction = previous_under_construction_;
-    TESSERA_USER_CHECK(!context.auto_schedule())
-        << "GeneratorContext asks for auto_schedule, but Tessera has no automatic scheduler: schedule "
-           "the generator in its schedule() method and leave auto_schedule false.";
+    if (context.auto_schedule()) {
+        auto_schedule.set(true);
+        machine_params.set(context.machine_params().to_string());
+    }
     if (context.target().defined()) target.set(context.target());
 }
 
@@ -107,12 +109,11 @@ void GeneratorBase::set_generator_param(const std::string& name, const std::stri
                            << "'. Its GeneratorParams: " << joined(known) << ".";
     }
     p->set_from_string(value);
-    if (auto_schedule) {
-        auto_schedule.set(false);
-        TESSERA_USER_ERROR
-            << "auto_schedule=true: Tessera has no automatic scheduler. Schedule the generator "
-               "in its schedule() method and leave auto_schedule false.";
-    }
+    if (p == &machine_params && !machine_params.value().empty()) machine_params_value();  // checks the text
+}
+
+MachineParams GeneratorBase::machine_params_value() const {
+    return machine_params.value().empty() ? MachineParams::generic() : MachineParams(machine_params.value());
 }
 
 void GeneratorBase::set_generator_param_values(const std::map<std::string, std::string>& values) {
@@ -141,7 +142,15 @@ void GeneratorBase::build() {
 
 Pipeline GeneratorBase::build_pipeline() {
     build();
-    if (!pipeline_.defined()) pipeline_ = Pipeline(output_funcs());
+    if (!pipeline_.defined()) {
+        pipeline_ = Pipeline(output_funcs());
+        if (using_autoscheduler()) {
+            const std::string name = autoscheduler.value().empty()
+                                         ? Pipeline::get_default_autoscheduler_name()
+                                         : autoscheduler.value();
+            auto_schedule_results_ = pipeline_.auto_schedule(name, get_target(), machine_params_value());
+        }
+    }
     return pipeline_;
 }
 

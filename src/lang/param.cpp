@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "ir/expr_nodes.h"
+#include "ir/ir_util.h"
 #include "lang/function.h"
 #include "lang/implicit_vars.h"
 #include "lang/parameter.h"
@@ -117,6 +118,39 @@ void set_buffer_constraint(ParameterContents& p, int dim, BufferField field, con
     BufferConstraint& c = p.constraints.at(size_t(dim));
     (field == BufferField::Min ? c.min : field == BufferField::Extent ? c.extent : c.stride) = v;
     p.constraints_version++;
+}
+
+namespace {
+
+// An estimate must be an integer known when the pipeline is scheduled.
+Expr checked_estimate(const ParameterContents& p, int dim, const Expr& value, const char* what) {
+    TESSERA_USER_CHECK(value.defined() && value.type().is_scalar() && value.type().is_int_or_uint() &&
+                       ir::as_const_int(value))
+        << describe(p) << ".dim(" << dim << ").set_estimate: the " << what
+        << " must be an integer constant; got " << value << ".";
+    return Expr(int32_t(*ir::as_const_int(value)));
+}
+
+}  // namespace
+
+void set_scalar_estimate(ParameterContents& p, const Expr& value) { p.scalar_estimate = value; }
+
+void set_buffer_estimate(ParameterContents& p, int dim, const Expr& min, const Expr& extent) {
+    check_dimension(p, dim);
+    Range r(checked_estimate(p, dim, min, "min"), checked_estimate(p, dim, extent, "extent"));
+    TESSERA_USER_CHECK(*ir::as_const_int(r.extent) > 0)
+        << describe(p) << ".dim(" << dim << ").set_estimate: the extent is " << r.extent
+        << "; give a positive one.";
+    p.estimates.resize(size_t(p.dimensions));
+    p.estimates[size_t(dim)] = r;
+}
+
+void set_buffer_estimates(ParameterContents& p, const std::vector<Range>& region) {
+    TESSERA_USER_CHECK(int(region.size()) == p.dimensions)
+        << describe(p) << ".set_estimates: " << region.size() << " ranges for " << p.dimensions
+        << " dimensions; give one Range (min, extent) per dimension.";
+    for (size_t d = 0; d < region.size(); d++)
+        set_buffer_estimate(p, int(d), region[d].min, region[d].extent);
 }
 
 Expr image_param_field(const std::shared_ptr<ParameterContents>& p, const char* field, int dim) {

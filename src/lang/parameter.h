@@ -9,6 +9,7 @@
 #include "lang/wrapper.h"
 #include "tessera/buffer.h"
 #include "tessera/expr.h"
+#include "tessera/rdom.h"
 
 namespace tessera::lang {
 
@@ -37,6 +38,10 @@ struct ParameterContents {
     bool is_output = false;
     // An ImageParam's wrappers, made by in().
     std::vector<Wrapper> wrappers;
+    // What automatic schedulers assume: a scalar's typical value, a buffer's typical shape (one
+    // Range per dimension, undefined where no estimate was given). They change no code.
+    Expr scalar_estimate;
+    std::vector<Range> estimates;
 };
 
 }  // namespace tessera::lang

@@ -111,6 +111,18 @@ void count_primitives(const std::string& schedule) {
     }
 }
 
+// The automatic scheduler's schedule, for estimates that are the output's region or, one time in
+// three, a much larger one (so that tiles larger than the region occur too).
+std::string autoschedule(const PipelineDef& p, BuiltPipeline& b) {
+    const int scale = p.output_extent[0] % 3 == 0 ? 64 : 1;
+    Func out = b.output();
+    out.set_estimate(b.x, p.output_min[0], p.output_extent[0] * scale);
+    out.set_estimate(b.y, p.output_min[1], p.output_extent[1] * scale);
+    return Pipeline(out)
+        .auto_schedule("Tessera", get_host_target(), MachineParams(4, 8 << 20, 40))
+        .schedule_source;
+}
+
 struct CaseResult {
     bool passed;
     std::string report;  // the pipeline, the schedule, what went wrong and how to rerun the case
@@ -126,8 +138,9 @@ CaseResult run_case(uint32_t seed, const GeneratorOptions& g, const ScheduleOpti
         Reference reference(p);
         BuiltPipeline plain = build_pipeline(p, input);
         BuiltPipeline scheduled = build_pipeline(p, input);
-        schedule = s.gpu ? GPUScheduleGenerator(rng, p, scheduled).run()
-                         : ScheduleGenerator(rng, p, scheduled, s, reference.stage_regions()).run();
+        schedule = s.autoschedule ? autoschedule(p, scheduled)
+                   : s.gpu        ? GPUScheduleGenerator(rng, p, scheduled).run()
+                                  : ScheduleGenerator(rng, p, scheduled, s, reference.stage_regions()).run();
         // GPU schedules run in emulation, or on the GPU in a device run (gpu_test_support.h).
         const Target target = !s.gpu                   ? get_host_target()
                               : gpu_test::device_run() ? Target("host-cuda")
@@ -242,6 +255,17 @@ TEST_CASE("random pipelines under tiled schedules, with Funcs placed at every le
     g.update_probability = 0.1;
     g.small_size_probability = 0.1;
     run_cases(5000, 5, g, s);
+}
+
+TEST_CASE("random pipelines scheduled by the automatic scheduler give the same bits") {
+    ScheduleOptions s;
+    s.autoschedule = true;
+    // Chains, so that the output reads most stages and there is something to group.
+    GeneratorOptions g;
+    g.min_stages = 3;
+    g.previous_stage_bias = 0.9;
+    g.update_probability = 0.2;
+    run_cases(7000, 10, g, s);
 }
 
 TEST_CASE("random pipelines under random GPU schedules give the same bits in emulation") {

@@ -257,8 +257,9 @@ TEST_CASE("GeneratorParams of every kind take values from text") {
     CHECK(by_name["auto_schedule"] == "false");
     CHECK(by_name.count("target") == 1);
     CHECK(by_name.count("machine_params") == 1);
+    CHECK(by_name["autoscheduler"] == "");
     CHECK(values.front().first == "flag");
-    CHECK(values.back().first == "machine_params");
+    CHECK(values.back().first == "autoscheduler");
 
     Buffer<int> out = g->build_pipeline().realize({5});
     for (int i = 0; i < 5; i++) CHECK(out(i) == i * 8 - 128);
@@ -268,7 +269,9 @@ TEST_CASE("an unknown GeneratorParam is an error that lists the known ones") {
     auto g = GeneratorRegistry::create("blur", GeneratorContext(get_host_target()));
     std::string message = error_of([&] { g->set_generator_param_values({{"raduis", "2"}}); });
     CHECK(contains(message, "Generator 'blur' has no GeneratorParam 'raduis'"));
-    CHECK(contains(message, "Its GeneratorParams: radius, acc_type, target, auto_schedule, machine_params."));
+    CHECK(contains(
+        message,
+        "Its GeneratorParams: radius, acc_type, target, auto_schedule, machine_params, autoscheduler."));
 }
 
 TEST_CASE("a value that does not parse names the parameter and the type") {
@@ -311,14 +314,19 @@ TEST_CASE("a value out of range names the range") {
     CHECK(g->radius.value() == 1);
 }
 
-TEST_CASE("auto_schedule=true is an error: there is no autoscheduler") {
+TEST_CASE("auto_schedule=true or autoscheduler=<name> turn the automatic scheduler on") {
     auto g = make<Blur>();
-    g->set_generator_param("auto_schedule", "false");
-    std::string message = error_of([&] { g->set_generator_param("auto_schedule", "true"); });
-    CHECK(contains(message, "auto_schedule=true: Tessera has no automatic scheduler"));
     CHECK_FALSE(g->using_autoscheduler());
-    message = error_of([&] { Blur::create(GeneratorContext(get_host_target(), true)); });
-    CHECK(contains(message, "no automatic scheduler"));
+    g->set_generator_param("auto_schedule", "true");
+    CHECK(g->using_autoscheduler());
+    auto h = make<Blur>();
+    h->set_generator_param("autoscheduler", "Tessera");
+    CHECK(h->using_autoscheduler());
+    std::string message = error_of([&] { h->set_generator_param("machine_params", "16;1M"); });
+    CHECK(contains(message, "expected \"parallelism,last_level_cache_size,balance\""));
+    auto c = Blur::create(GeneratorContext(get_host_target(), true, MachineParams(4, 1 << 20, 20)));
+    CHECK(c->using_autoscheduler());
+    CHECK(c->context().machine_params().to_string() == "4,1048576,20");
 }
 
 TEST_CASE("the target comes from the context and is a GeneratorParam") {
@@ -612,7 +620,8 @@ TEST_CASE("the driver refuses bad command lines with one message and status 1") 
     refused({"-g", "blur", "-o", dir, "raduis=3"}, "Generator 'blur' has no GeneratorParam 'raduis'");
     refused({"-g", "blur", "-o", dir, "radius=30"}, "30 is out of range: it must be in [1, 8]");
     refused({"-g", "blur", "-o", dir, "radius=three"}, "cannot parse \"three\" as int32");
-    refused({"-g", "blur", "-o", dir, "auto_schedule=true"}, "no automatic scheduler");
+    refused({"-g", "blur", "-o", dir, "machine_params=lots"},
+            "expected \"parallelism,last_level_cache_size,balance\"");
     // (compile_ahead_of_time writes the header before it compares the targets: another directory.)
     refused(
         {"-g", "blur", "-o", scratch_dir("mixed_targets").string(), "target=x86-64-linux-avx2,arm-64-linux"},

@@ -53,6 +53,8 @@ struct ScheduleOptions {
     double loop_primitive_probability = 1;
     // GPU schedules instead (random_gpu_schedule.h), run in emulation.
     bool gpu = false;
+    // The schedule of the "Tessera" automatic scheduler instead, for estimates of the output's region.
+    bool autoschedule = false;
 };
 
 struct LoopDim {

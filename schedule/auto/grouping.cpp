@@ -1,0 +1,290 @@
+#include "schedule/auto/grouping.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace tessera::autoschedule {
+namespace {
+
+constexpr double cache_line_bytes = 64;
+// A tile's fixed cost: its loops, the allocations of its members.
+constexpr double per_tile_overhead = 300;
+// The most Funcs computed per tile of one root. Deeper nests of Funcs computed at tiles make bounds
+// inference's expressions grow with every level (and compile times with them) for little gain.
+constexpr size_t max_members = 6;
+// How deep in a group a member may be: a read with an affine footprint counts 1, and each division
+// in it (up- or downsampling) 2 more, as bounds expressions grow much faster through them.
+constexpr int max_member_depth = 6;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+const Footprint* footprint_of(const StageNode& consumer, const std::string& producer) {
+    for (const Footprint& fp : consumer.footprints)
+        if (fp.producer == producer) return &fp;
+    return nullptr;
+}
+
+bool in_group(const Group& g, const std::string& name) {
+    return g.root == name || std::find(g.members.begin(), g.members.end(), name) != g.members.end();
+}
+
+// The fraction of vector lanes doing useful work over an innermost extent.
+double lane_efficiency(int64_t extent, int lanes) {
+    if (lanes <= 1 || extent <= 0) return 1;
+    return double(extent) / double(ceil_div(extent, lanes) * lanes);
+}
+
+class CostModel {
+public:
+    CostModel(const PipelineAnalysis& a, const MachineModel& m) : a_(a), m_(m) {}
+
+    // The estimated run time of a group with the given tile, in units of arithmetic operations.
+    double cost(const Group& g, const std::vector<int64_t>& tile) const {
+        const StageNode& root = a_.stage(g.root);
+        int64_t tiles = 1;
+        for (size_t d = 0; d < tile.size(); d++) tiles *= ceil_div(root.region[d].extent(), tile[d]);
+        const std::map<std::string, Region> regions = tile_regions(a_, g, tile);
+        const double line_cost = m_.balance / cache_line_bytes;
+        double compute = 0, traffic = 0, working_set = 0, intermediate = 0;
+        for (const auto& [name, region] : regions) {
+            const StageNode& s = a_.stage(name);
+            const double points = double(points_of(region));
+            const double lanes = m_.vector_lanes.at(name);
+            const double efficiency = region.empty() ? 1.0 : lane_efficiency(region[0].extent(), int(lanes));
+            // Vector code does `lanes` operations at once, as far as the lanes are filled.
+            compute += points * std::max(s.ops_per_point, 1.0) / (lanes * efficiency);
+            if (name != g.root) {
+                working_set += points * s.bytes_per_point;
+                intermediate += points * s.bytes_per_point;
+            }
+            for (const Footprint& fp : s.footprints) {
+                if (!fp.producer_is_image && in_group(g, fp.producer)) continue;
+                const std::optional<Region> needed = evaluate_footprint(fp, region);
+                // A read that cannot be bounded reads as much as the whole producer.
+                const double bytes =
+                    (needed ? double(points_of(*needed)) : producer_points(fp)) * fp.element_bytes;
+                working_set += bytes;
+                traffic += bytes * source_cost(fp) * line_cost;
+            }
+        }
+        // The root's values go out to memory.
+        traffic += double(points_of(regions.at(g.root))) * root.bytes_per_point * line_cost;
+        // Intermediates stay in the cache while the tile's working set fits there.
+        const double spill = working_set > m_.cache_bytes_per_core ? 1.0 : 0.1;
+        traffic += intermediate * spill * line_cost;
+        const double per_tile = compute + traffic + per_tile_overhead;
+        // Tiles spread over the cores; the last round may leave some idle.
+        const double rounds = double(ceil_div(tiles, m_.parallelism));
+        return per_tile * rounds;
+    }
+
+private:
+    double producer_points(const Footprint& fp) const {
+        if (!fp.producer_is_image) return double(points_of(a_.stage(fp.producer).region));
+        auto it = a_.image_regions.find(fp.producer);
+        return it == a_.image_regions.end() ? 0 : double(points_of(it->second));
+    }
+
+    // Values from outside the group come from the last-level cache where the whole producer fits
+    // there, and from memory otherwise (twice the cost).
+    double source_cost(const Footprint& fp) const {
+        const double bytes = producer_points(fp) * fp.element_bytes;
+        return bytes > m_.last_level_cache_bytes ? 2.0 : 1.0;
+    }
+
+    const PipelineAnalysis& a_;
+    const MachineModel& m_;
+};
+
+// Tiles to try: the innermost dimension in multiples of the vector width, the next in powers of
+// two, the others whole or one at a time.
+std::vector<std::vector<int64_t>> candidate_tiles(const StageNode& root, int lanes) {
+    std::vector<std::vector<int64_t>> tiles{{}};
+    for (size_t d = 0; d < root.region.size(); d++) {
+        const int64_t extent = std::max<int64_t>(root.region[d].extent(), 1);
+        std::set<int64_t> sizes{extent};
+        if (d == 0) {
+            for (int64_t k = 1; k <= 64; k *= 2) sizes.insert(std::min(extent, k * lanes));
+        } else if (d == 1) {
+            for (int64_t k = 1; k <= 256; k *= 2) sizes.insert(std::min(extent, k));
+        } else {
+            sizes.insert(1);
+        }
+        std::vector<std::vector<int64_t>> next;
+        for (const auto& t : tiles)
+            for (int64_t s : sizes) {
+                auto longer = t;
+                longer.push_back(s);
+                next.push_back(std::move(longer));
+            }
+        tiles = std::move(next);
+    }
+    return tiles;
+}
+
+void choose_tile(const CostModel& model, const PipelineAnalysis& a, const MachineModel& m, Group& g) {
+    const StageNode& root = a.stage(g.root);
+    g.cost = std::numeric_limits<double>::infinity();
+    for (const auto& tile : candidate_tiles(root, m.vector_lanes.at(g.root))) {
+        const double c = model.cost(g, tile);
+        if (c < g.cost) {
+            g.cost = c;
+            g.tile = tile;
+        }
+    }
+}
+
+// Whether producer p may be computed per tile of the group g that all its consumers belong to.
+bool can_join(const PipelineAnalysis& a, const Group& p, const Group& g) {
+    const StageNode& producer = a.stage(p.root);
+    const StageNode& root = a.stage(g.root);
+    if (producer.is_output || producer.has_updates || producer.user_scheduled) return false;
+    if (root.user_scheduled || root.has_updates || root.region.empty()) return false;
+    if (producer.consumers.empty()) return false;
+    if (g.members.size() + 1 + p.members.size() > max_members) return false;
+    return std::all_of(producer.consumers.begin(), producer.consumers.end(),
+                       [&](const std::string& c) { return in_group(g, c); });
+}
+
+// The depth of the deepest member: the cheapest path of reads to it from the root.
+int member_depth(const PipelineAnalysis& a, const Group& g) {
+    std::map<std::string, int> depth{{g.root, 0}};
+    int deepest = 0;
+    for (auto it = g.members.rbegin(); it != g.members.rend(); ++it) {
+        int d = 1 << 20;
+        for (const std::string& consumer : a.stage(*it).consumers) {
+            auto c = depth.find(consumer);
+            if (c == depth.end()) continue;
+            d = std::min(d, c->second + 1 + 2 * footprint_of(a.stage(consumer), *it)->divisions);
+        }
+        depth[*it] = d;
+        deepest = std::max(deepest, d);
+    }
+    return deepest;
+}
+
+Group merged(const PipelineAnalysis& a, const Group& p, const Group& g) {
+    Group m = g;
+    m.members.push_back(p.root);
+    m.members.insert(m.members.end(), p.members.begin(), p.members.end());
+    std::sort(m.members.begin(), m.members.end(),
+              [&](const std::string& x, const std::string& y) { return a.index.at(x) < a.index.at(y); });
+    return m;
+}
+
+}  // namespace
+
+MachineModel machine_model(const PipelineAnalysis& a, const MachineParams& params, const Target& target) {
+    MachineModel m;
+    m.parallelism = std::max(params.parallelism, 1);
+    m.last_level_cache_bytes = double(std::max<uint64_t>(params.last_level_cache_size, 64 * 1024));
+    m.cache_bytes_per_core =
+        std::clamp(m.last_level_cache_bytes / m.parallelism, 128.0 * 1024, 1024.0 * 1024);
+    m.balance = std::max(params.balance, 1.0f);
+    for (const StageNode& s : a.stages) {
+        const Type t = s.widest_type_bytes >= 4 ? Float(32) : UInt(8 * s.widest_type_bytes);
+        m.vector_lanes[s.name] =
+            std::max(target.natural_vector_size(s.widest_type_bytes == 8 ? Float(64) : t), 1);
+    }
+    return m;
+}
+
+std::map<std::string, Region> tile_regions(const PipelineAnalysis& a, const Group& g,
+                                           const std::vector<int64_t>& tile) {
+    const StageNode& root = a.stage(g.root);
+    Region root_tile;
+    for (size_t d = 0; d < tile.size(); d++) {
+        const Span& full = root.region[d];
+        // A tile in the middle of the region: the edges may clamp their footprints.
+        const int64_t tiles = ceil_div(full.extent(), tile[d]);
+        const int64_t min = full.min + (tiles / 2) * tile[d];
+        root_tile.push_back(Span{min, std::min(full.max, min + tile[d] - 1)});
+    }
+    std::map<std::string, Region> regions{{g.root, root_tile}};
+    // Consumers before producers: members in reverse realization order.
+    for (auto it = g.members.rbegin(); it != g.members.rend(); ++it) {
+        Region region;
+        for (const std::string& consumer : a.stage(*it).consumers) {
+            auto r = regions.find(consumer);
+            if (r == regions.end()) continue;
+            const Region needed = evaluate_footprint(*footprint_of(a.stage(consumer), *it), r->second)
+                                      .value_or(a.stage(*it).region);
+            if (region.empty()) {
+                region = needed;
+                continue;
+            }
+            for (size_t d = 0; d < region.size() && d < needed.size(); d++) {
+                region[d].min = std::min(region[d].min, needed[d].min);
+                region[d].max = std::max(region[d].max, needed[d].max);
+            }
+        }
+        regions[*it] = region;
+    }
+    return regions;
+}
+
+std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& machine) {
+    CostModel model(a, machine);
+    std::map<std::string, Group> groups;
+    std::map<std::string, std::string> group_of;
+    for (const StageNode& s : a.stages) {
+        Group g{s.name, {}, {}, 0};
+        choose_tile(model, a, machine, g);
+        groups[s.name] = g;
+        group_of[s.name] = s.name;
+    }
+    // Candidate merges, keyed by the producer group's root; recomputed when either side changes.
+    std::map<std::string, Group> candidates;
+    auto consider = [&](const std::string& producer) {
+        candidates.erase(producer);
+        const Group& p = groups.at(producer);
+        const StageNode& s = a.stage(producer);
+        if (s.consumers.empty()) return;
+        const Group& g = groups.at(group_of.at(s.consumers[0]));
+        if (g.root == producer || !can_join(a, p, g)) return;
+        Group m = merged(a, p, g);
+        if (member_depth(a, m) > max_member_depth) return;
+        choose_tile(model, a, machine, m);
+        if (m.cost < p.cost + g.cost) candidates[producer] = m;
+    };
+    for (const StageNode& s : a.stages) consider(s.name);
+    while (!candidates.empty()) {
+        // The merge that saves the most.
+        std::string best;
+        double best_saving = 0;
+        for (const auto& [producer, m] : candidates) {
+            const double saving = groups.at(producer).cost + groups.at(m.root).cost - m.cost;
+            if (saving > best_saving) {
+                best_saving = saving;
+                best = producer;
+            }
+        }
+        if (best.empty()) break;
+        Group m = candidates.at(best);
+        const std::string root = m.root;
+        groups.erase(best);
+        candidates.erase(best);
+        for (const std::string& member : m.members) group_of[member] = root;
+        groups[root] = m;
+        // The grown group may now join its own consumers' differently, and its producers may join
+        // it; the other candidates stand.
+        std::vector<std::string> affected{root};
+        for (const auto& [name, g] : groups) {
+            const StageNode& s = a.stage(name);
+            if (name != root && !s.consumers.empty() && group_of.at(s.consumers[0]) == root)
+                affected.push_back(name);
+        }
+        for (auto it = candidates.begin(); it != candidates.end();)
+            it = it->second.root == root ? candidates.erase(it) : std::next(it);
+        for (const std::string& name : affected) consider(name);
+    }
+    std::vector<Group> result;
+    for (auto& [name, g] : groups) result.push_back(g);
+    std::sort(result.begin(), result.end(),
+              [&](const Group& x, const Group& y) { return a.index.at(x.root) < a.index.at(y.root); });
+    return result;
+}
+
+}  // namespace tessera::autoschedule

@@ -1,0 +1,44 @@
+#pragma once
+// Which Funcs are computed together: each group is a Func computed at root (its root) in tiles, and
+// members computed per tile of it, as far as the cost model says the locality gained outweighs the
+// work recomputed where tiles overlap. A greedy merge, as Mullapudi et al.'s autoscheduler (2016)
+// does, over an analytic cost: arithmetic, traffic to memory and the caches, vector lanes used,
+// and the cores kept busy.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "schedule/auto/pipeline_analysis.h"
+#include "tessera/auto_schedule.h"
+
+namespace tessera::autoschedule {
+
+struct Group {
+    std::string root;
+    std::vector<std::string> members;  // computed per tile of the root, producers first
+    std::vector<int64_t> tile;         // per pure Var of the root; its extent where not tiled
+    double cost = 0;
+};
+
+// What the cost model knows of the machine, with the vector width of each Func.
+struct MachineModel {
+    int parallelism = 16;
+    double cache_bytes_per_core = 512 * 1024;  // where a tile's working set should fit
+    double last_level_cache_bytes = 16 * 1024 * 1024;
+    double balance = 40;  // cost of a cache line loaded from the last-level cache, in operations
+    std::map<std::string, int> vector_lanes;  // per Func
+};
+
+MachineModel machine_model(const PipelineAnalysis& a, const MachineParams& params, const Target& target);
+
+// Groups in realization order of their roots. Funcs the user scheduled stay alone.
+std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& machine);
+
+// The region of each member (and of the root) that one tile of the root computes, for a tile placed
+// at the start of the root's region.
+std::map<std::string, Region> tile_regions(const PipelineAnalysis& a, const Group& g,
+                                           const std::vector<int64_t>& tile);
+
+}  // namespace tessera::autoschedule

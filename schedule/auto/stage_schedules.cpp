@@ -1,0 +1,205 @@
+#include "schedule/auto/stage_schedules.h"
+
+#include <algorithm>
+#include <map>
+
+namespace tessera::autoschedule {
+namespace {
+
+using Kind = Directive::Kind;
+
+// Builds the directives of one Func, naming new loops so that they clash with none of its own.
+class FuncBuilder {
+public:
+    FuncBuilder(const StageNode& s, std::vector<Directive>& out) : out_(out) {
+        taken_.insert(s.vars.begin(), s.vars.end());
+        for (const auto& rvars : s.update_rvars) taken_.insert(rvars.begin(), rvars.end());
+    }
+
+    std::string fresh(const std::string& base) {
+        std::string name = base;
+        for (int k = 2; taken_.count(name); k++) name = base + std::to_string(k);
+        taken_.insert(name);
+        return name;
+    }
+
+    void add(Directive d) { out_.push_back(std::move(d)); }
+    void stage_call(int stage, Kind kind, std::vector<LoopName> loops, int factor = 0,
+                    TailStrategy tail = TailStrategy::Auto) {
+        add(Directive{kind, stage, std::move(loops), factor, tail, ""});
+    }
+
+private:
+    std::vector<Directive>& out_;
+    std::set<std::string> taken_;
+};
+
+LoopName pure(const std::string& name) { return LoopName{name, false}; }
+
+// The vector width over a loop of the given extent: the target's, or for a shorter loop the largest
+// power of two it holds.
+int vector_width(int lanes, int64_t extent) {
+    int width = lanes;
+    while (width > 2 && width > extent) width /= 2;
+    return width;
+}
+
+// The loops of a tiled pure stage: what a tile spans (innermost first) and the loops over tiles.
+struct TiledLoops {
+    std::vector<LoopName> inner, outer;
+    std::string tile_loop;  // where members are computed: the innermost loop over tiles
+};
+
+TiledLoops tile_pure_stage(const StageNode& s, const std::vector<int64_t>& tile, int lanes, int parallelism,
+                           FuncBuilder& b) {
+    TiledLoops loops;
+    std::vector<int64_t> outer_extents;
+    for (size_t d = 0; d < s.vars.size(); d++) {
+        const std::string& v = s.vars[d];
+        const int64_t extent = s.region[d].extent();
+        if (d < tile.size() && tile[d] < extent) {
+            const std::string o = b.fresh(v + "_o"), i = b.fresh(v + "_i");
+            b.stage_call(0, Kind::Split, {pure(v), pure(o), pure(i)}, int(tile[d]),
+                         TailStrategy::GuardWithIf);
+            loops.inner.push_back(pure(i));
+            loops.outer.push_back(pure(o));
+            outer_extents.push_back((extent + tile[d] - 1) / tile[d]);
+        } else {
+            loops.inner.push_back(pure(v));
+        }
+    }
+    if (!loops.outer.empty() && loops.inner.size() > 1) {
+        std::vector<LoopName> order = loops.inner;
+        order.insert(order.end(), loops.outer.begin(), loops.outer.end());
+        b.stage_call(0, Kind::Reorder, order);
+    }
+    const int64_t inner_extent = tile.empty() ? 1 : std::min(tile[0], s.region[0].extent());
+    if (!s.vars.empty() && inner_extent >= 2) {
+        const bool whole_vectors = tile[0] < s.region[0].extent() && inner_extent == lanes;
+        if (whole_vectors) {
+            b.stage_call(0, Kind::Vectorize, {loops.inner[0]});
+        } else {
+            b.stage_call(0, Kind::Vectorize, {loops.inner[0]}, vector_width(lanes, inner_extent),
+                         TailStrategy::GuardWithIf);
+        }
+    }
+    if (loops.outer.empty()) return loops;
+    // The outermost loops over tiles run in parallel, fused until they give every core work.
+    std::string parallel = loops.outer.back().name;
+    int64_t tasks = outer_extents.back();
+    size_t next = loops.outer.size() - 1;
+    while (tasks < 2 * parallelism && next > 0) {
+        next--;
+        const std::string fused = b.fresh(loops.outer[next].name + "_" + parallel);
+        b.stage_call(0, Kind::Fuse, {loops.outer[next], pure(parallel), pure(fused)});
+        parallel = fused;
+        tasks *= outer_extents[next];
+    }
+    b.stage_call(0, Kind::Parallel, {pure(parallel)});
+    loops.tile_loop = next == 0 ? parallel : loops.outer[0].name;
+    return loops;
+}
+
+// Rows of a register tile: in a reduction over RVars that keeps two pure Vars or more (a matrix
+// product, a convolution), this many values of the second are computed together, unrolled, so that
+// each value read inside the reduction serves several vectors of sums.
+constexpr int register_tile_rows = 4;
+
+// An update: vectorized across the innermost pure Var it keeps, with its RVars (which may carry
+// dependences) outside the vector; parallel across its outermost pure Var.
+void schedule_update(const StageNode& s, int update, int lanes, FuncBuilder& b) {
+    const int stage = update + 1;
+    const std::vector<std::string>& pure_vars = s.update_pure_vars[size_t(update)];
+    const std::vector<std::string>& rvars = s.update_rvars[size_t(update)];
+    if (pure_vars.empty()) return;
+    auto extent_of = [&](const std::string& v) {
+        auto it = std::find(s.vars.begin(), s.vars.end(), v);
+        return s.region[size_t(it - s.vars.begin())].extent();
+    };
+    std::vector<LoopName> order;
+    std::vector<LoopName> outer;  // the pure loops outside the RVars, innermost first
+    const std::string& first = pure_vars[0];
+    const bool vectorize = first == s.vars[0] && extent_of(first) >= 2;
+    if (vectorize) {
+        const std::string o = b.fresh(first + "_o"), v = b.fresh(first + "_v");
+        b.stage_call(stage, Kind::Split, {pure(first), pure(o), pure(v)},
+                     vector_width(lanes, extent_of(first)), TailStrategy::GuardWithIf);
+        order.push_back(pure(v));
+        outer.push_back(pure(o));
+    } else {
+        outer.push_back(pure(first));
+    }
+    size_t next = 1;
+    if (vectorize && !rvars.empty() && pure_vars.size() >= 2 &&
+        extent_of(pure_vars[1]) >= register_tile_rows) {
+        const std::string& second = pure_vars[1];
+        const std::string o = b.fresh(second + "_o"), i = b.fresh(second + "_i");
+        b.stage_call(stage, Kind::Split, {pure(second), pure(o), pure(i)}, register_tile_rows,
+                     TailStrategy::GuardWithIf);
+        order.push_back(pure(i));
+        outer.push_back(pure(o));
+        next = 2;
+    }
+    for (const std::string& r : rvars) order.push_back(LoopName{r, true});
+    for (size_t i = next; i < pure_vars.size(); i++) outer.push_back(pure(pure_vars[i]));
+    order.insert(order.end(), outer.begin(), outer.end());
+    if (!rvars.empty() && order.size() > 1) b.stage_call(stage, Kind::Reorder, order);
+    if (vectorize) b.stage_call(stage, Kind::Vectorize, {order[0]});
+    if (next == 2) b.stage_call(stage, Kind::Unroll, {order[1]});
+    const LoopName& outermost = outer.back();
+    const bool worth_parallel = outer.size() > 1 || !vectorize || extent_of(first) > 2 * lanes;
+    if (worth_parallel) b.stage_call(stage, Kind::Parallel, {outermost});
+}
+
+void schedule_group(const PipelineAnalysis& a, const Group& g, const MachineModel& machine,
+                    std::map<std::string, std::vector<Directive>>& plans) {
+    const StageNode& root = a.stage(g.root);
+    FuncBuilder b(root, plans[g.root]);
+    if (!root.is_output) b.add(Directive{Kind::ComputeRoot, 0, {}, 0, TailStrategy::Auto, ""});
+    const int lanes = machine.vector_lanes.at(g.root);
+    TiledLoops loops = tile_pure_stage(root, g.tile, lanes, machine.parallelism, b);
+    for (size_t u = 0; u < root.update_pure_vars.size(); u++) schedule_update(root, int(u), lanes, b);
+    const std::map<std::string, Region> regions = tile_regions(a, g, g.tile);
+    for (const std::string& m : g.members) {
+        const StageNode& member = a.stage(m);
+        FuncBuilder mb(member, plans[m]);
+        if (loops.tile_loop.empty()) {
+            mb.add(Directive{Kind::ComputeRoot, 0, {}, 0, TailStrategy::Auto, ""});
+        } else {
+            mb.add(Directive{Kind::ComputeAt, 0, {pure(loops.tile_loop)}, 0, TailStrategy::Auto, g.root});
+        }
+        const Region& region = regions.at(m);
+        if (!member.vars.empty() && !region.empty() && region[0].extent() >= 2) {
+            const int member_lanes = machine.vector_lanes.at(m);
+            mb.stage_call(0, Kind::Vectorize, {pure(member.vars[0])},
+                          vector_width(member_lanes, region[0].extent()), TailStrategy::GuardWithIf);
+        }
+    }
+}
+
+}  // namespace
+
+SchedulePlan plan_schedules(
+    const PipelineAnalysis& a, const std::vector<Group>& groups, const MachineModel& machine,
+    const std::vector<std::pair<std::string, std::shared_ptr<lang::FunctionContents>>>& funcs,
+    const std::set<std::string>& inlined) {
+    std::map<std::string, std::vector<Directive>> directives;
+    for (const Group& g : groups) {
+        if (a.stage(g.root).user_scheduled) continue;
+        schedule_group(a, g, machine, directives);
+    }
+    SchedulePlan plan;
+    for (size_t i = 0; i < funcs.size(); i++) {
+        const auto& [name, func] = funcs[i];
+        FuncPlan p{name, func, i, {}};
+        if (inlined.count(name) && !has_user_schedule(*func)) {
+            p.directives.push_back(Directive{Kind::ComputeInline, 0, {}, 0, TailStrategy::Auto, ""});
+        } else if (directives.count(name)) {
+            p.directives = directives.at(name);
+        }
+        if (!p.directives.empty()) plan.funcs.push_back(std::move(p));
+    }
+    return plan;
+}
+
+}  // namespace tessera::autoschedule

@@ -1,0 +1,99 @@
+#include "schedule/auto/tessera_autoscheduler.h"
+
+#include <cstdlib>
+#include <iostream>
+#include <set>
+
+#include "schedule/auto/grouping.h"
+#include "schedule/auto/pipeline_analysis.h"
+#include "schedule/auto/stage_schedules.h"
+
+namespace tessera::autoschedule {
+namespace {
+
+// What storing a value and loading it again costs, in arithmetic operations per byte.
+constexpr double round_trip_ops_per_byte = 1.5;
+
+bool user_computes_inline(const StageNode& s) {
+    const schedule::LoopLevel& level = s.func->schedule.compute_level;
+    return level.is_inline() || (level.is_inherited() && !s.has_updates && !s.is_output);
+}
+
+// Inlined: what the user computes inline, and, of the rest, pure Funcs that only read one value
+// (boundary conditions, whose clamps loop partitioning takes out of the steady state; wrappers),
+// and those whose arithmetic, repeated at every read, costs less than computing them once and
+// passing them through memory.
+// Consumers are decided first: a Func inlined into an inlined consumer is evaluated as often as
+// that consumer is, times its reads there.
+std::set<std::string> choose_inlined(const PipelineAnalysis& a) {
+    std::map<std::string, double> evaluations;  // of each Func, where its consumers are decided
+    std::set<std::string> inlined;
+    for (auto it = a.stages.rbegin(); it != a.stages.rend(); ++it) {
+        const StageNode& s = *it;
+        const double points = double(points_of(s.region));
+        bool inline_it = false;
+        if (s.user_scheduled) {
+            inline_it = user_computes_inline(s);
+        } else if (!s.is_output && !s.has_updates) {
+            int reads = 0;
+            for (const Footprint& fp : s.footprints) reads += fp.calls;
+            const double inline_cost = evaluations[s.name] * s.ops_per_point;
+            const double root_cost = points * (s.ops_per_point + s.bytes_per_point * round_trip_ops_per_byte);
+            inline_it = (reads <= 1 && s.value_ops == 0) || inline_cost <= root_cost;
+        }
+        const double evaluated = inline_it ? evaluations[s.name] : points;
+        if (inline_it) inlined.insert(s.name);
+        for (const Footprint& fp : s.footprints) evaluations[fp.producer] += double(fp.calls) * evaluated;
+    }
+    return inlined;
+}
+
+// TESSERA_DEBUG_AUTOSCHEDULE=1: what the scheduler saw and chose, on stderr.
+bool debugging() {
+    static const bool on = [] {
+        const char* v = std::getenv("TESSERA_DEBUG_AUTOSCHEDULE");
+        return v && *v && std::string(v) != "0";
+    }();
+    return on;
+}
+
+void print_region(std::ostream& out, const Region& r) {
+    for (size_t d = 0; d < r.size(); d++)
+        out << (d ? " x " : "") << "[" << r[d].min << ", " << r[d].max << "]";
+}
+
+void print_analysis(const PipelineAnalysis& a, const std::set<std::string>& inlined,
+                    const std::vector<Group>& groups) {
+    std::cerr << "tessera autoscheduler: inlined:";
+    for (const std::string& name : inlined) std::cerr << " " << name;
+    std::cerr << "\n";
+    for (const StageNode& s : a.stages) {
+        std::cerr << "  " << s.name << ": ";
+        print_region(std::cerr, s.region);
+        std::cerr << ", " << s.ops_per_point << " ops per point, reads";
+        for (const Footprint& fp : s.footprints) std::cerr << " " << fp.producer << " (" << fp.calls << "x)";
+        std::cerr << "\n";
+    }
+    for (const Group& g : groups) {
+        std::cerr << "  group " << g.root << " tile";
+        for (int64_t t : g.tile) std::cerr << " " << t;
+        std::cerr << ", cost " << g.cost << ", members";
+        for (const std::string& m : g.members) std::cerr << " " << m;
+        std::cerr << "\n";
+    }
+}
+
+}  // namespace
+
+SchedulePlan tessera_autoschedule(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
+                                  const Target& target, const MachineParams& params) {
+    const auto funcs = pipeline_funcs(outputs);
+    const std::set<std::string> inlined = choose_inlined(analyze_pipeline(outputs, {}));
+    const PipelineAnalysis a = analyze_pipeline(outputs, inlined);
+    const MachineModel machine = machine_model(a, params, target);
+    const std::vector<Group> groups = group_stages(a, machine);
+    if (debugging()) print_analysis(a, inlined, groups);
+    return plan_schedules(a, groups, machine, funcs, inlined);
+}
+
+}  // namespace tessera::autoschedule

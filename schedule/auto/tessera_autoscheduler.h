@@ -1,0 +1,19 @@
+#pragma once
+// The "Tessera" automatic scheduler: from the estimates of a pipeline's outputs, a schedule for
+// every Func the user has not scheduled. Funcs that are cheap or used once are inlined; the others
+// are grouped (grouping.h) and each group scheduled in tiles (stage_schedules.h).
+
+#include <memory>
+#include <vector>
+
+#include "lang/function.h"
+#include "schedule/auto/schedule_plan.h"
+#include "tessera/auto_schedule.h"
+#include "tessera/target.h"
+
+namespace tessera::autoschedule {
+
+SchedulePlan tessera_autoschedule(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
+                                  const Target& target, const MachineParams& params);
+
+}  // namespace tessera::autoschedule

@@ -1,0 +1,218 @@
+// Pipeline::auto_schedule with the "Tessera" automatic scheduler: estimates, errors, schedules that
+// compute the bits of the default schedule at sizes other than the estimates, the user's schedules
+// kept, and the schedule source that gives the same code as the call.
+
+#include <doctest/doctest.h>
+
+#include <tessera/tessera.h>
+
+#include <functional>
+#include <random>
+#include <string>
+
+using namespace tessera;
+
+namespace {
+
+std::string compile_error_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const CompileError& e) {
+        return e.what();
+    }
+    return "(no CompileError)";
+}
+
+bool contains(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
+}
+
+Buffer<float> random_image(int w, int h, int c, uint32_t seed) {
+    Buffer<float> b(w, h, c);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> value(0.0f, 1.0f);
+    for (int k = 0; k < c; k++)
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) b(x, y, k) = value(rng);
+    return b;
+}
+
+// Unsharp masking of an RGB image: gray, a separable blur, a ratio applied to every channel.
+struct Unsharp {
+    ImageParam input{Float(32), 3, "input"};
+    Func gray{"gray"}, blur_y{"blur_y"}, blur_x{"blur_x"}, ratio{"ratio"}, output{"output"};
+    Var x{"x"}, y{"y"}, c{"c"};
+    Unsharp() {
+        Func clamped = BoundaryConditions::repeat_edge(input);
+        gray(x, y) = 0.299f * clamped(x, y, 0) + 0.587f * clamped(x, y, 1) + 0.114f * clamped(x, y, 2);
+        blur_y(x, y) =
+            (gray(x, y - 2) + 4 * gray(x, y - 1) + 6 * gray(x, y) + 4 * gray(x, y + 1) + gray(x, y + 2)) / 16;
+        blur_x(x, y) = (blur_y(x - 2, y) + 4 * blur_y(x - 1, y) + 6 * blur_y(x, y) + 4 * blur_y(x + 1, y) +
+                        blur_y(x + 2, y)) /
+                       16;
+        ratio(x, y) = (2 * gray(x, y) - blur_x(x, y)) / (gray(x, y) + 0.01f);
+        output(x, y, c) = ratio(x, y) * input(x, y, c);
+    }
+    void estimate(int w, int h) {
+        input.set_estimates({{0, w}, {0, h}, {0, 3}});
+        output.set_estimates({{0, w}, {0, h}, {0, 3}});
+    }
+};
+
+void check_same(const Buffer<float>& a, const Buffer<float>& b) {
+    REQUIRE(a.width() == b.width());
+    int differences = 0;
+    for (int k = 0; k < a.channels(); k++)
+        for (int y = 0; y < a.height(); y++)
+            for (int x = 0; x < a.width(); x++)
+                if (a(x, y, k) != b(x, y, k) && differences++ < 5)
+                    FAIL_CHECK("at (" << x << ", " << y << ", " << k << "): " << a(x, y, k) << " against "
+                                      << b(x, y, k));
+    CHECK(differences == 0);
+}
+
+}  // namespace
+
+TEST_CASE("an unknown automatic scheduler is a CompileError that lists the known ones") {
+    Func f("f");
+    Var x("x");
+    f(x) = x;
+    f.set_estimate(x, 0, 100);
+    const std::string message =
+        compile_error_of([&] { Pipeline(f).auto_schedule("Mullapudi2016", get_host_target()); });
+    CHECK_MESSAGE(contains(message, "no automatic scheduler named 'Mullapudi2016'"), message);
+    CHECK_MESSAGE(contains(message, "The known ones: Tessera."), message);
+}
+
+TEST_CASE("an output without an estimate is a CompileError naming the Func and the Var") {
+    Func f("f");
+    Var x("x"), y("y");
+    f(x, y) = x + y;
+    f.set_estimate(x, 0, 100);
+    const std::string message =
+        compile_error_of([&] { Pipeline(f).auto_schedule("Tessera", get_host_target()); });
+    CHECK_MESSAGE(contains(message, "the output f has no estimate for its Var y"), message);
+    CHECK_MESSAGE(contains(message, "f.set_estimate(y, min, extent)"), message);
+}
+
+TEST_CASE("estimates must be integer constants, one per dimension") {
+    Func f("f");
+    Var x("x"), y("y");
+    f(x, y) = x + y;
+    Param<int> n("n");
+    CHECK(contains(compile_error_of([&] { f.set_estimate(x, 0, n); }), "must be integer constants"));
+    CHECK(contains(compile_error_of([&] { f.set_estimate(x, 0, 0); }), "give a positive one"));
+    CHECK(contains(compile_error_of([&] { f.set_estimates({{0, 10}}); }), "1 ranges for 2 dimensions"));
+    ImageParam in(UInt(8), 2, "in");
+    CHECK(contains(compile_error_of([&] { in.dim(2).set_estimate(0, 4); }), "no dimension 2"));
+    CHECK(contains(compile_error_of([&] { in.set_estimates({{0, 4}}); }), "1 ranges for 2 dimensions"));
+}
+
+TEST_CASE("an RDom over an input's size needs the input's estimate") {
+    ImageParam in(Float(32), 1, "in");
+    Func total("total");
+    RDom r(0, in.width(), "r");
+    total() = 0.0f;
+    total() += in(r);
+    Func out("out");
+    Var x("x");
+    out(x) = total() * x;
+    out.set_estimate(x, 0, 64);
+    const std::string message =
+        compile_error_of([&] { Pipeline(out).auto_schedule("Tessera", get_host_target()); });
+    CHECK_MESSAGE(contains(message, "the RVar r.x of total"), message);
+    CHECK_MESSAGE(contains(message, "without an estimate"), message);
+    in.dim(0).set_estimate(0, 1000);
+    Pipeline(out).auto_schedule("Tessera", get_host_target());
+    Buffer<float> data(300);
+    float sum = 0;
+    for (int i = 0; i < 300; i++) sum += (data(i) = float(i % 7));
+    in.set(data);
+    Buffer<float> result = out.realize({10});
+    for (int i = 0; i < 10; i++) CHECK(result(i) == sum * float(i));
+}
+
+TEST_CASE(
+    "an autoscheduled unsharp mask gives the default schedule's bits at sizes other than its estimates") {
+    Buffer<float> image = random_image(203, 117, 3, 7);
+    Unsharp plain;
+    plain.input.set(image);
+    Buffer<float> expected = plain.output.realize({203, 117, 3});
+
+    Unsharp scheduled;
+    scheduled.estimate(1536, 2560);
+    AutoSchedulerResults results = Pipeline(scheduled.output).auto_schedule("Tessera", get_host_target());
+    CHECK(results.scheduler_name == "Tessera");
+    CHECK(results.machine_params_string == "16,16777216,40");
+    CHECK_MESSAGE(contains(results.schedule_source, "pipeline.get_func("), results.schedule_source);
+    CHECK_MESSAGE(contains(results.schedule_source, ".parallel("), results.schedule_source);
+    CHECK_MESSAGE(contains(results.schedule_source, ".vectorize("), results.schedule_source);
+    scheduled.input.set(image);
+    check_same(scheduled.output.realize({203, 117, 3}), expected);
+    // And in the checked mode, where any access outside a Func's storage is an error.
+    Buffer<float> checked(203, 117, 3);
+    scheduled.output.realize(checked, get_host_target().with_feature(Target::CheckBounds));
+    check_same(checked, expected);
+    // A region smaller than a vector and a tile.
+    Buffer<float> small = random_image(3, 2, 3, 8);
+    plain.input.set(small);
+    scheduled.input.set(small);
+    check_same(scheduled.output.realize({3, 2, 3}), plain.output.realize({3, 2, 3}));
+}
+
+TEST_CASE("the schedule a user wrote is kept, and the rest scheduled around it") {
+    Unsharp u;
+    u.estimate(800, 600);
+    Var xo("xo"), xi("xi");
+    u.blur_y.compute_root().split(u.x, xo, xi, 5);
+    Pipeline(u.output).auto_schedule("Tessera", get_host_target());
+    const std::string nest = Pipeline(u.output).loop_nest();
+    CHECK_MESSAGE(contains(nest, "blur_y"), nest);
+    CHECK_MESSAGE(contains(nest, "xi"), nest);
+    Buffer<float> image = random_image(61, 40, 3, 9);
+    u.input.set(image);
+    Unsharp plain;
+    plain.input.set(image);
+    check_same(u.output.realize({61, 40, 3}), plain.output.realize({61, 40, 3}));
+}
+
+TEST_CASE("an autoscheduled matrix product gives the default schedule's bits") {
+    ImageParam a(Float(32), 2, "a"), b(Float(32), 2, "b");
+    Func product("product");
+    Var x("x"), y("y");
+    RDom k(0, a.width(), "k");
+    product(x, y) = 0.0f;
+    product(x, y) += a(k, y) * b(x, k);
+    product.set_estimates({{0, 512}, {0, 512}});
+    a.set_estimates({{0, 512}, {0, 512}});
+    b.set_estimates({{0, 512}, {0, 512}});
+    Buffer<float> A = random_image(37, 45, 1, 1).sliced(2, 0), B = random_image(29, 37, 1, 2).sliced(2, 0);
+    a.set(A);
+    b.set(B);
+    Buffer<float> expected = product.realize({29, 45});
+    Pipeline(product).auto_schedule("Tessera", get_host_target());
+    Buffer<float> actual = product.realize({29, 45});
+    for (int j = 0; j < 45; j++)
+        for (int i = 0; i < 29; i++)
+            CHECK_MESSAGE(actual(i, j) == expected(i, j), "at (" << i << ", " << j << ")");
+}
+
+TEST_CASE("get_func names the pipeline's Funcs producers first") {
+    Unsharp u;
+    Pipeline p(u.output);
+    std::string names;
+    for (size_t i = 0; i < 7; i++) names += p.get_func(i).name() + " ";
+    CHECK_MESSAGE(contains(names, "gray blur_y blur_x ratio output "), names);
+    CHECK(contains(compile_error_of([&] { p.get_func(7); }), "the pipeline has 7 Funcs"));
+}
+
+TEST_CASE("MachineParams print and parse as Halide's do") {
+    CHECK(MachineParams::generic().to_string() == "16,16777216,40");
+    MachineParams m("4,1048576,20");
+    CHECK(m.parallelism == 4);
+    CHECK(m.last_level_cache_size == 1048576u);
+    CHECK(m.balance == 20.0f);
+    CHECK(contains(compile_error_of([] { MachineParams("4;1"); }),
+                   "parallelism,last_level_cache_size,balance"));
+    CHECK(MachineParams::host().parallelism >= 1);
+}
