@@ -265,7 +265,7 @@ TEST_CASE("random pipelines scheduled by the automatic scheduler give the same b
     g.min_stages = 3;
     g.previous_stage_bias = 0.9;
     g.update_probability = 0.2;
-    run_cases(7000, 10, g, s);
+    run_cases(7000, 6, g, s);
 }
 
 TEST_CASE("random pipelines under random GPU schedules give the same bits in emulation") {
