@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The long form of the randomized schedule test: CASES random pipelines under random schedules
-# (default 20000), spread over the test's six kinds of pipeline and schedule (the sixth: GPU
-# schedules, run in emulation) and over JOBS processes (default: one per core), each case checked
+# (default 20000), spread over the test's seven kinds of pipeline and schedule (the sixth: GPU
+# schedules, run in emulation; the seventh: the automatic scheduler's) and over JOBS processes (default: one per core), each case checked
 # against the default schedule and plain C++, in the normal and the checked mode. Builds the test first (into build/, or $TESSERA_BUILD_DIR).
 #
 #   scripts/random_schedule_campaign.sh [CASES] [FIRST_SEED] [JOBS]
@@ -34,6 +34,7 @@ kinds=(
   "random pipelines with every Func placed inside its consumers*"
   "random pipelines under tiled schedules*"
   "random pipelines under random GPU schedules*"
+  "random pipelines scheduled by the automatic scheduler*"
 )
 chunk=50
 per_kind=$(((cases + ${#kinds[@]} - 1) / ${#kinds[@]}))

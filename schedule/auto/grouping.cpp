@@ -209,16 +209,8 @@ std::map<std::string, Region> tile_regions(const PipelineAnalysis& a, const Grou
         for (const std::string& consumer : a.stage(*it).consumers) {
             auto r = regions.find(consumer);
             if (r == regions.end()) continue;
-            const Region needed = evaluate_footprint(*footprint_of(a.stage(consumer), *it), r->second)
-                                      .value_or(a.stage(*it).region);
-            if (region.empty()) {
-                region = needed;
-                continue;
-            }
-            for (size_t d = 0; d < region.size() && d < needed.size(); d++) {
-                region[d].min = std::min(region[d].min, needed[d].min);
-                region[d].max = std::max(region[d].max, needed[d].max);
-            }
+            widen(region, evaluate_footprint(*footprint_of(a.stage(consumer), *it), r->second)
+                              .value_or(a.stage(*it).region));
         }
         regions[*it] = region;
     }

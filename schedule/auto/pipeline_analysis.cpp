@@ -47,22 +47,6 @@ private:
     }
 };
 
-void visit_definitions(const lang::FunctionContents& f, ir::Visitor& visitor) {
-    auto visit = [&](const lang::Definition& d) {
-        for (const Expr& e : d.args) visitor.include(e);
-        for (const Expr& e : d.values) visitor.include(e);
-        if (d.rdom) {
-            for (const auto& v : d.rdom->vars) {
-                visitor.include(v.min);
-                visitor.include(v.extent);
-            }
-            visitor.include(d.rdom->predicate);
-        }
-    };
-    visit(f.pure);
-    for (const lang::Definition& u : f.updates) visit(u);
-}
-
 // Arithmetic per evaluation of an expression: one per operation, more for the transcendental
 // functions, nothing for reads (counted as footprints) and constants.
 class CountOperations : public ir::Visitor {
@@ -286,6 +270,8 @@ Region estimated_output_region(const lang::FunctionContents& f, const std::strin
     return region;
 }
 
+}  // namespace
+
 void widen(Region& region, const Region& more) {
     if (region.empty()) {
         region = more;
@@ -296,6 +282,8 @@ void widen(Region& region, const Region& more) {
         region[i].max = std::max(region[i].max, more[i].max);
     }
 }
+
+namespace {
 
 // What an update writes of its own Func, where that is known: f(r.x, y) += ... computes f over
 // r.x's range even where no consumer reads it.
@@ -458,7 +446,12 @@ PipelineAnalysis analyze_pipeline(const std::vector<std::shared_ptr<lang::Functi
     for (const FunctionPtr& f : lowering::pipeline_functions(outputs)) users[env.names.at(f.get())] = f;
 
     CollectEstimates estimates;
-    for (const auto& [name, f] : env.functions) visit_definitions(f, estimates);
+    for (auto& [name, f] : env.functions) {
+        lowering::for_each_definition(f, [&](const Expr& e) {
+            estimates.include(e);
+            return e;
+        });
+    }
     for (auto& [name, f] : env.functions) {
         lowering::for_each_definition(f, [&](const Expr& e) { return ir::substitute(estimates.values, e); });
         // The analysis decides placement itself; the user's levels are read from the user's Funcs.

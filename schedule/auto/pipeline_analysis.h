@@ -25,6 +25,8 @@ struct Span {
 using Region = std::vector<Span>;
 
 int64_t points_of(const Region& r);
+// Grows region to hold more too (an empty region becomes more).
+void widen(Region& region, const Region& more);
 
 // How the region of a consumer's pure Vars maps to the region it reads of one producer (a Func or
 // an input image): each dimension's min and max as expressions of the variables that

@@ -1,5 +1,6 @@
 // Pipeline::auto_schedule and its registry of automatic schedulers; MachineParams.
 
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -55,7 +56,7 @@ uint64_t host_last_level_cache() {
         std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/size");
         std::string text;
         if (!(in >> text) || text.empty()) continue;
-        uint64_t size = std::stoull(text);
+        uint64_t size = std::strtoull(text.c_str(), nullptr, 10);
         if (text.back() == 'K') size *= 1024;
         if (text.back() == 'M') size *= 1024 * 1024;
         largest = std::max(largest, size);
