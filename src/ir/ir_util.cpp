@@ -113,6 +113,8 @@ Expr without_likely(Expr e) {
 
 namespace {
 
+// Stops at the first use. Expressions built by bounds inference share subexpressions heavily, so
+// past a small size each node is visited once: walked as a tree, a DAG can be exponentially large.
 class FindVar : public Visitor {
 public:
     explicit FindVar(const std::string& n) : name(n) {}
@@ -120,7 +122,23 @@ public:
     bool found = false;
 
 private:
-    void visit(const Variable* op) override { found = found || op->name == name; }
+    static constexpr int tree_walk_limit = 256;
+    int visited_ = 0;
+    std::unordered_set<const void*> seen_;
+
+    template <typename T>
+    void once(const T* op) {
+        if (found) return;
+        if (++visited_ > tree_walk_limit && !seen_.insert(op).second) return;
+        if constexpr (std::is_same_v<T, Variable>)
+            found = op->name == name;
+        else
+            Visitor::visit(op);
+    }
+#define TESSERA_ONCE(T) \
+    void visit(const T* op) override { once(op); }
+    TESSERA_FOR_EACH_EXPR(TESSERA_ONCE)
+#undef TESSERA_ONCE
 };
 
 }  // namespace
