@@ -65,15 +65,17 @@ LoweringOptions lowering_options(const Target& target) {
     return options;
 }
 
-LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
-                      const std::string& name, const LoweringOptions& options) {
-    Environment env = run_pass("build environment", [&] { return build_environment(outputs); });
+namespace {
+
+// The passes up to the first simplification, which every use of the loop nest shares.
+ir::Stmt front_passes(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
+                      const LoweringOptions& options, Environment& env, LoweredPipeline& result) {
+    env = run_pass("build environment", [&] { return build_environment(outputs); });
     run_pass("inline functions", [&] {
         inline_functions(env);
         return 0;
     });
     ir::Stmt s = run_pass("schedule functions", [&] { return schedule_functions(env); });
-    LoweredPipeline result;
     result.loop_nest = loop_nest_text(s);
     result.arguments = pipeline_arguments(env, s);
     s = run_pass("bounds inference", [&] { return bounds_inference(s, env); });
@@ -85,7 +87,22 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
     s = run_pass("flatten storage", [&] { return flatten_storage(s, env); });
     // Simplification folds constant bounds into the loops that unrolling and vectorization need.
     s = run_pass("simplify", [&] { return ir::simplify(s); });
-    s = run_pass("check loop extents", [&] { return check_loop_extents(s, env); });
+    return run_pass("check loop extents", [&] { return check_loop_extents(s, env); });
+}
+
+}  // namespace
+
+ir::Stmt lower_loop_nest(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs) {
+    LoweredPipeline result;
+    Environment env;
+    return front_passes(outputs, LoweringOptions(), env, result);
+}
+
+LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
+                      const std::string& name, const LoweringOptions& options) {
+    LoweredPipeline result;
+    Environment env;
+    ir::Stmt s = front_passes(outputs, options, env, result);
     s = run_pass("check GPU schedule", [&] { return check_gpu_schedule(s, env, options.gpu); });
     s = run_pass("place GPU storage", [&] { return place_gpu_storage(s, env, options.cuda_capability); });
     s = run_pass("fuse GPU thread loops", [&] { return fuse_gpu_thread_loops(s); });

@@ -37,4 +37,8 @@ LoweringOptions lowering_options(const Target& target);
 LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
                       const std::string& name, const LoweringOptions& options = LoweringOptions());
 
+// The loop nest as the first passes leave it, for analysis: bounds inferred, storage flattened and
+// simplified, every loop still marked parallel, vectorized or unrolled as its schedule says.
+ir::Stmt lower_loop_nest(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs);
+
 }  // namespace tessera::lowering

@@ -89,6 +89,11 @@ public:
                                   const AutoSchedulerFn& autoscheduler);
     static void set_default_autoscheduler_name(const std::string& autoscheduler_name);
     static std::string get_default_autoscheduler_name();
+    // Applies the fastest schedule that tessera::autotune (autotune.h) recorded in records_file for
+    // this pipeline (the same definitions and estimates) and this target, and returns whether there
+    // was one. Records of other pipelines or targets are passed over; lines that cannot be read, a
+    // warning on stderr. Funcs the user scheduled keep their schedules.
+    bool apply_tuning_records(const std::string& records_file, const Target& target = Target());
 
     // Buffers that realize() makes hold the results on the host. Buffers passed in keep what GPU
     // kernels wrote on the device (device_dirty()) until copy_to_host(), as in Halide, so that a

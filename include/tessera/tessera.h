@@ -2,6 +2,7 @@
 // Tessera: an embedded scheduling language for image processing and DNN operators.
 // #include <tessera/tessera.h> and write `using namespace tessera;`.
 
+#include "tessera/autotune.h"
 #include "tessera/boundary_conditions.h"
 #include "tessera/buffer.h"
 #include "tessera/cache.h"

@@ -136,18 +136,6 @@ void choose_tile(const CostModel& model, const PipelineAnalysis& a, const Machin
     }
 }
 
-// Whether producer p may be computed per tile of the group g that all its consumers belong to.
-bool can_join(const PipelineAnalysis& a, const Group& p, const Group& g) {
-    const StageNode& producer = a.stage(p.root);
-    const StageNode& root = a.stage(g.root);
-    if (producer.is_output || producer.has_updates || producer.user_scheduled) return false;
-    if (root.user_scheduled || root.has_updates || root.region.empty()) return false;
-    if (producer.consumers.empty()) return false;
-    if (g.members.size() + 1 + p.members.size() > max_members) return false;
-    return std::all_of(producer.consumers.begin(), producer.consumers.end(),
-                       [&](const std::string& c) { return in_group(g, c); });
-}
-
 // The depth of the deepest member: the cheapest path of reads to it from the root.
 int member_depth(const PipelineAnalysis& a, const Group& g) {
     std::map<std::string, int> depth{{g.root, 0}};
@@ -165,6 +153,20 @@ int member_depth(const PipelineAnalysis& a, const Group& g) {
     return deepest;
 }
 
+}  // namespace
+
+// Whether producer p may be computed per tile of the group g that all its consumers belong to.
+bool can_join(const PipelineAnalysis& a, const Group& p, const Group& g) {
+    const StageNode& producer = a.stage(p.root);
+    const StageNode& root = a.stage(g.root);
+    if (producer.is_output || producer.has_updates || producer.user_scheduled) return false;
+    if (root.user_scheduled || root.has_updates || root.region.empty()) return false;
+    if (producer.consumers.empty()) return false;
+    if (g.members.size() + 1 + p.members.size() > max_members) return false;
+    return std::all_of(producer.consumers.begin(), producer.consumers.end(),
+                       [&](const std::string& c) { return in_group(g, c); });
+}
+
 Group merged(const PipelineAnalysis& a, const Group& p, const Group& g) {
     Group m = g;
     m.members.push_back(p.root);
@@ -174,7 +176,11 @@ Group merged(const PipelineAnalysis& a, const Group& p, const Group& g) {
     return m;
 }
 
-}  // namespace
+Group singleton_group(const PipelineAnalysis& a, const MachineModel& machine, const std::string& name) {
+    Group g{name, {}, {}, 0};
+    choose_tile(CostModel(a, machine), a, machine, g);
+    return g;
+}
 
 MachineModel machine_model(const PipelineAnalysis& a, const MachineParams& params, const Target& target) {
     MachineModel m;

@@ -20,6 +20,11 @@ struct Group {
     std::vector<std::string> members;  // computed per tile of the root, producers first
     std::vector<int64_t> tile;         // per pure Var of the root; its extent where not tiled
     double cost = 0;
+    // Choices within the tile, which the tuner varies: rows of the root's tile unrolled; of the
+    // root's updates, the rows and vectors of each register tile.
+    int unroll_rows = 1;
+    int update_rows = 4;
+    int update_vectors = 1;
 };
 
 // What the cost model knows of the machine, with the vector width of each Func.
@@ -35,6 +40,14 @@ MachineModel machine_model(const PipelineAnalysis& a, const MachineParams& param
 
 // Groups in realization order of their roots. Funcs the user scheduled stay alone.
 std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& machine);
+
+// The stage alone in its group, with the tile the cost model prefers.
+Group singleton_group(const PipelineAnalysis& a, const MachineModel& machine, const std::string& name);
+
+// Whether the group p (its root and members) may be computed per tile of the group g, which all of
+// p's root's consumers belong to; and the group they make.
+bool can_join(const PipelineAnalysis& a, const Group& p, const Group& g);
+Group merged(const PipelineAnalysis& a, const Group& p, const Group& g);
 
 // The region of each member (and of the root) that one tile of the root computes, for a tile placed
 // at the start of the root's region.

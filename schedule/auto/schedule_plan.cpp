@@ -104,6 +104,20 @@ std::string directive_source(const Directive& d, Identifiers& ids, const std::st
 
 }  // namespace
 
+ScheduleSnapshot::ScheduleSnapshot(const SchedulePlan& plan) {
+    for (const FuncPlan& p : plan.funcs)
+        saved_.push_back({p.func, p.func->schedule, p.func->pure, p.func->updates});
+}
+
+void ScheduleSnapshot::restore() const {
+    for (const Saved& s : saved_) {
+        s.func->schedule = s.schedule;
+        s.func->pure = s.pure;
+        s.func->updates = s.updates;
+        s.func->touch();
+    }
+}
+
 void apply_plan(const SchedulePlan& plan) {
     std::map<std::string, std::shared_ptr<lang::FunctionContents>> funcs;
     for (const FuncPlan& p : plan.funcs) funcs[p.name] = p.func;

@@ -49,6 +49,23 @@ struct SchedulePlan {
     std::vector<FuncPlan> funcs;  // in realization order
 };
 
+// The schedules of a plan's Funcs as they are, to put back after the plan was tried (for its
+// features) or failed halfway (a record that does not fit the pipeline).
+class ScheduleSnapshot {
+public:
+    explicit ScheduleSnapshot(const SchedulePlan& plan);
+    void restore() const;
+
+private:
+    struct Saved {
+        std::shared_ptr<lang::FunctionContents> func;
+        schedule::FuncSchedule schedule;
+        lang::Definition pure;
+        std::vector<lang::Definition> updates;
+    };
+    std::vector<Saved> saved_;
+};
+
 // Calls the primitives on the Funcs (a CompileError there is a bug of the scheduler that made it).
 void apply_plan(const SchedulePlan& plan);
 

@@ -50,8 +50,8 @@ struct TiledLoops {
     std::string tile_loop;  // where members are computed: the innermost loop over tiles
 };
 
-TiledLoops tile_pure_stage(const StageNode& s, const std::vector<int64_t>& tile, int lanes, int parallelism,
-                           FuncBuilder& b) {
+TiledLoops tile_pure_stage(const StageNode& s, const Group& g, int lanes, int parallelism, FuncBuilder& b) {
+    const std::vector<int64_t>& tile = g.tile;
     TiledLoops loops;
     std::vector<int64_t> outer_extents;
     for (size_t d = 0; d < s.vars.size(); d++) {
@@ -72,6 +72,14 @@ TiledLoops tile_pure_stage(const StageNode& s, const std::vector<int64_t>& tile,
         std::vector<LoopName> order = loops.inner;
         order.insert(order.end(), loops.outer.begin(), loops.outer.end());
         b.stage_call(0, Kind::Reorder, order);
+    }
+    // Rows unrolled inside the tile: each value loaded serves the neighbouring rows' stencils.
+    if (g.unroll_rows > 1 && loops.inner.size() >= 2 && tile.size() >= 2 &&
+        std::min(tile[1], s.region[1].extent()) >= 2 * g.unroll_rows) {
+        const std::string& row = loops.inner[1].name;
+        const std::string o = b.fresh(row + "_o"), u = b.fresh(row + "_u");
+        b.stage_call(0, Kind::Split, {pure(row), pure(o), pure(u)}, g.unroll_rows, TailStrategy::GuardWithIf);
+        b.stage_call(0, Kind::Unroll, {pure(u)});
     }
     const int64_t inner_extent = tile.empty() ? 1 : std::min(tile[0], s.region[0].extent());
     if (!s.vars.empty() && inner_extent >= 2) {
@@ -100,14 +108,12 @@ TiledLoops tile_pure_stage(const StageNode& s, const std::vector<int64_t>& tile,
     return loops;
 }
 
-// Rows of a register tile: in a reduction over RVars that keeps two pure Vars or more (a matrix
-// product, a convolution), this many values of the second are computed together, unrolled, so that
-// each value read inside the reduction serves several vectors of sums.
-constexpr int register_tile_rows = 4;
-
 // An update: vectorized across the innermost pure Var it keeps, with its RVars (which may carry
-// dependences) outside the vector; parallel across its outermost pure Var.
-void schedule_update(const StageNode& s, int update, int lanes, FuncBuilder& b) {
+// dependences) outside the vector; parallel across its outermost pure Var. In a reduction over
+// RVars that keeps two pure Vars or more (a matrix product, a convolution), a register tile: the
+// group's update_rows values of the second computed together, unrolled, so that each value read
+// inside the reduction serves several vectors of sums.
+void schedule_update(const StageNode& s, const Group& g, int update, int lanes, FuncBuilder& b) {
     const int stage = update + 1;
     const std::vector<std::string>& pure_vars = s.update_pure_vars[size_t(update)];
     const std::vector<std::string>& rvars = s.update_rvars[size_t(update)];
@@ -122,19 +128,21 @@ void schedule_update(const StageNode& s, int update, int lanes, FuncBuilder& b) 
     const bool vectorize = first == s.vars[0] && extent_of(first) >= 2;
     if (vectorize) {
         const std::string o = b.fresh(first + "_o"), v = b.fresh(first + "_v");
-        b.stage_call(stage, Kind::Split, {pure(first), pure(o), pure(v)},
-                     vector_width(lanes, extent_of(first)), TailStrategy::GuardWithIf);
+        const int width = extent_of(first) >= 2 * lanes * g.update_vectors
+                              ? lanes * g.update_vectors
+                              : vector_width(lanes, extent_of(first));
+        b.stage_call(stage, Kind::Split, {pure(first), pure(o), pure(v)}, width, TailStrategy::GuardWithIf);
         order.push_back(pure(v));
         outer.push_back(pure(o));
     } else {
         outer.push_back(pure(first));
     }
     size_t next = 1;
-    if (vectorize && !rvars.empty() && pure_vars.size() >= 2 &&
-        extent_of(pure_vars[1]) >= register_tile_rows) {
+    if (vectorize && !rvars.empty() && pure_vars.size() >= 2 && g.update_rows > 1 &&
+        extent_of(pure_vars[1]) >= g.update_rows) {
         const std::string& second = pure_vars[1];
         const std::string o = b.fresh(second + "_o"), i = b.fresh(second + "_i");
-        b.stage_call(stage, Kind::Split, {pure(second), pure(o), pure(i)}, register_tile_rows,
+        b.stage_call(stage, Kind::Split, {pure(second), pure(o), pure(i)}, g.update_rows,
                      TailStrategy::GuardWithIf);
         order.push_back(pure(i));
         outer.push_back(pure(o));
@@ -157,8 +165,8 @@ void schedule_group(const PipelineAnalysis& a, const Group& g, const MachineMode
     FuncBuilder b(root, plans[g.root]);
     if (!root.is_output) b.add(Directive{Kind::ComputeRoot, 0, {}, 0, TailStrategy::Auto, ""});
     const int lanes = machine.vector_lanes.at(g.root);
-    TiledLoops loops = tile_pure_stage(root, g.tile, lanes, machine.parallelism, b);
-    for (size_t u = 0; u < root.update_pure_vars.size(); u++) schedule_update(root, int(u), lanes, b);
+    TiledLoops loops = tile_pure_stage(root, g, lanes, machine.parallelism, b);
+    for (size_t u = 0; u < root.update_pure_vars.size(); u++) schedule_update(root, g, int(u), lanes, b);
     const std::map<std::string, Region> regions = tile_regions(a, g, g.tile);
     for (const std::string& m : g.members) {
         const StageNode& member = a.stage(m);

@@ -19,35 +19,6 @@ bool user_computes_inline(const StageNode& s) {
     return level.is_inline() || (level.is_inherited() && !s.has_updates && !s.is_output);
 }
 
-// Inlined: what the user computes inline, and, of the rest, pure Funcs that only read one value
-// (boundary conditions, whose clamps loop partitioning takes out of the steady state; wrappers),
-// and those whose arithmetic, repeated at every read, costs less than computing them once and
-// passing them through memory.
-// Consumers are decided first: a Func inlined into an inlined consumer is evaluated as often as
-// that consumer is, times its reads there.
-std::set<std::string> choose_inlined(const PipelineAnalysis& a) {
-    std::map<std::string, double> evaluations;  // of each Func, where its consumers are decided
-    std::set<std::string> inlined;
-    for (auto it = a.stages.rbegin(); it != a.stages.rend(); ++it) {
-        const StageNode& s = *it;
-        const double points = double(points_of(s.region));
-        bool inline_it = false;
-        if (s.user_scheduled) {
-            inline_it = user_computes_inline(s);
-        } else if (!s.is_output && !s.has_updates) {
-            int reads = 0;
-            for (const Footprint& fp : s.footprints) reads += fp.calls;
-            const double inline_cost = evaluations[s.name] * s.ops_per_point;
-            const double root_cost = points * (s.ops_per_point + s.bytes_per_point * round_trip_ops_per_byte);
-            inline_it = (reads <= 1 && s.value_ops == 0) || inline_cost <= root_cost;
-        }
-        const double evaluated = inline_it ? evaluations[s.name] : points;
-        if (inline_it) inlined.insert(s.name);
-        for (const Footprint& fp : s.footprints) evaluations[fp.producer] += double(fp.calls) * evaluated;
-    }
-    return inlined;
-}
-
 // TESSERA_DEBUG_AUTOSCHEDULE=1: what the scheduler saw and chose, on stderr.
 bool debugging() {
     static const bool on = [] {
@@ -84,6 +55,35 @@ void print_analysis(const PipelineAnalysis& a, const std::set<std::string>& inli
 }
 
 }  // namespace
+
+// Inlined: what the user computes inline, and, of the rest, pure Funcs that only read one value
+// (boundary conditions, whose clamps loop partitioning takes out of the steady state; wrappers),
+// and those whose arithmetic, repeated at every read, costs less than computing them once and
+// passing them through memory.
+// Consumers are decided first: a Func inlined into an inlined consumer is evaluated as often as
+// that consumer is, times its reads there.
+std::set<std::string> choose_inlined(const PipelineAnalysis& a) {
+    std::map<std::string, double> evaluations;  // of each Func, where its consumers are decided
+    std::set<std::string> inlined;
+    for (auto it = a.stages.rbegin(); it != a.stages.rend(); ++it) {
+        const StageNode& s = *it;
+        const double points = double(points_of(s.region));
+        bool inline_it = false;
+        if (s.user_scheduled) {
+            inline_it = user_computes_inline(s);
+        } else if (!s.is_output && !s.has_updates) {
+            int reads = 0;
+            for (const Footprint& fp : s.footprints) reads += fp.calls;
+            const double inline_cost = evaluations[s.name] * s.ops_per_point;
+            const double root_cost = points * (s.ops_per_point + s.bytes_per_point * round_trip_ops_per_byte);
+            inline_it = (reads <= 1 && s.value_ops == 0) || inline_cost <= root_cost;
+        }
+        const double evaluated = inline_it ? evaluations[s.name] : points;
+        if (inline_it) inlined.insert(s.name);
+        for (const Footprint& fp : s.footprints) evaluations[fp.producer] += double(fp.calls) * evaluated;
+    }
+    return inlined;
+}
 
 SchedulePlan tessera_autoschedule(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
                                   const Target& target, const MachineParams& params) {

@@ -4,14 +4,21 @@
 // are grouped (grouping.h) and each group scheduled in tiles (stage_schedules.h).
 
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "lang/function.h"
+#include "schedule/auto/pipeline_analysis.h"
 #include "schedule/auto/schedule_plan.h"
 #include "tessera/auto_schedule.h"
 #include "tessera/target.h"
 
 namespace tessera::autoschedule {
+
+// The Funcs that are cheaper inlined than passed through memory, by the names pipeline_funcs gives
+// them, as the analysis of the pipeline with none inlined sees them.
+std::set<std::string> choose_inlined(const PipelineAnalysis& a);
 
 SchedulePlan tessera_autoschedule(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
                                   const Target& target, const MachineParams& params);

@@ -13,6 +13,8 @@
 // its caller does. Workers spinning between the loops of a pipeline, or between pipelines run
 // back to back, start the next loop at once.
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -82,7 +84,20 @@ class ThreadPool {
 public:
     static ThreadPool& get() {
         // Never destroyed: its workers sleep on its members until the process exits.
-        static ThreadPool* pool = new ThreadPool();
+        static const bool registered = [] {
+            pthread_atfork(nullptr, nullptr, forget_workers_in_child);
+            return true;
+        }();
+        (void)registered;
+        ThreadPool* pool = current_.load();
+        if (!pool) {
+            ThreadPool* fresh = new ThreadPool();
+            if (!current_.compare_exchange_strong(pool, fresh)) {
+                delete fresh;
+            } else {
+                pool = fresh;
+            }
+        }
         return *pool;
     }
 
@@ -91,6 +106,13 @@ public:
     int32_t run(Job& job, int threads);
 
 private:
+    // A process forked from one with a pool has the pool's state but none of its threads (the
+    // autotuner measures schedules in forked workers): it starts a pool of its own, leaking the
+    // old one, whose threads' objects cannot be destroyed.
+    static void forget_workers_in_child() { current_.store(nullptr); }
+
+    static inline std::atomic<ThreadPool*> current_{nullptr};
+
     void resize_if_idle(std::unique_lock<std::mutex>& lock, size_t workers);
     void grow(size_t workers);
     void shrink(std::unique_lock<std::mutex>& lock, size_t workers);

@@ -1,0 +1,65 @@
+#include "schedule/auto/learned_cost_model.h"
+
+#include <cmath>
+
+#include "lowering/lower.h"
+#include "lowering/names.h"
+#include "util/error_stream.h"
+
+namespace tessera::autoschedule {
+
+// The shipped model's bytes (cost_model_data.cpp): empty where the build had none.
+std::string_view shipped_cost_model_bytes();
+
+std::vector<float> plan_features(const SchedulePlan& plan,
+                                 const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
+                                 const std::map<std::string, int64_t>& values,
+                                 const FeatureMachine& machine) {
+    const ScheduleSnapshot before(plan);
+    try {
+        apply_plan(plan);
+        const ir::Stmt nest = lowering::lower_loop_nest(outputs);
+        before.restore();
+        return loop_nest_features(nest, values, machine);
+    } catch (...) {
+        before.restore();
+        throw;
+    }
+}
+
+std::map<std::string, int64_t> buffer_field_values(
+    const std::map<std::string, std::vector<std::pair<int64_t, int64_t>>>& regions) {
+    std::map<std::string, int64_t> values;
+    for (const auto& [name, region] : regions) {
+        int64_t stride = 1;
+        for (size_t d = 0; d < region.size(); d++) {
+            values[lowering::buffer_min(name, int(d))] = region[d].first;
+            values[lowering::buffer_extent(name, int(d))] = region[d].second;
+            values[lowering::buffer_stride(name, int(d))] = stride;
+            stride *= std::max<int64_t>(region[d].second, 1);
+        }
+    }
+    return values;
+}
+
+LearnedCostModel LearnedCostModel::shipped() {
+    LearnedCostModel model;
+    const std::string_view bytes = shipped_cost_model_bytes();
+    if (!bytes.empty())
+        model.ranker_ = GradientBoostedRanker::from_bytes(std::vector<char>(bytes.begin(), bytes.end()),
+                                                          loop_nest_feature_names().size());
+    return model;
+}
+
+void LearnedCostModel::train(const std::vector<std::vector<float>>& rows, const std::vector<double>& times,
+                             const std::vector<unsigned>& groups, const RankerTraining& training) {
+    TESSERA_INTERNAL_CHECK(rows.size() == times.size()) << "cost model: rows and times differ in number";
+    // The faster, the higher: ranks are what the pairwise loss compares.
+    std::vector<float> labels;
+    for (double t : times) labels.push_back(float(-std::log2(std::max(t, 1e-9))));
+    GradientBoostedRanker fresh;
+    fresh.train(rows, labels, groups, training);
+    ranker_ = std::move(fresh);
+}
+
+}  // namespace tessera::autoschedule

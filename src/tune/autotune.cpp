@@ -1,0 +1,352 @@
+// tessera::autotune: an evolutionary search over the automatic scheduler's space of schedules,
+// measured in batches by a runner; every measurement appended to the records file.
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "lang/parameter.h"
+#include "schedule/auto/learned_cost_model.h"
+#include "schedule/auto/pipeline_analysis.h"
+#include "schedule/auto/schedule_space.h"
+#include "tessera/autotune.h"
+#include "tune/pipeline_signature.h"
+#include "tune/plan_json.h"
+#include "tune/tune_runner.h"
+#include "tune/tuning_records.h"
+#include "util/error_stream.h"
+
+namespace tessera {
+namespace {
+
+using autoschedule::SchedulePoint;
+using Clock = std::chrono::steady_clock;
+
+std::vector<std::shared_ptr<lang::FunctionContents>> output_functions(const Pipeline& p) {
+    std::vector<std::shared_ptr<lang::FunctionContents>> outputs;
+    for (const Func& f : p.outputs()) outputs.push_back(f.function());
+    return outputs;
+}
+
+// Binds a buffer of random values to every input the user has not bound, of the region the
+// estimates say the pipeline reads; unbinds them again when destroyed.
+class TuningInputs {
+public:
+    TuningInputs(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
+                 const autoschedule::PipelineAnalysis& a, uint64_t seed) {
+        std::mt19937_64 rng(seed);
+        for (const auto& [name, p] : tune::parameters_read(outputs)) {
+            if (!p->is_buffer || p->is_output || p->buffer) continue;
+            auto region = a.image_regions.find(name);
+            TESSERA_USER_CHECK(region != a.image_regions.end() && int(region->second.size()) == p->dimensions)
+                << "autotune: the input " << name
+                << " has no buffer and no estimated region to make one of. Bind it (set()) or give it "
+                   "estimates "
+                   "(set_estimates).";
+            std::vector<int> sizes, mins;
+            for (const autoschedule::Span& s : region->second) {
+                sizes.push_back(int(std::max<int64_t>(s.extent(), 1)));
+                mins.push_back(int(s.min));
+            }
+            Buffer<> b(p->type, sizes, name);
+            b.set_min(mins);
+            fill_random(b, rng);
+            lang::bind_buffer(*p, b.contents(), p->type);
+            bound_.push_back(p);
+        }
+    }
+    ~TuningInputs() {
+        for (const auto& p : bound_) p->buffer = nullptr;
+    }
+    TuningInputs(const TuningInputs&) = delete;
+    TuningInputs& operator=(const TuningInputs&) = delete;
+
+private:
+    // Values in [0, 1) for floats; small integers otherwise, so that products and sums stay in range.
+    static void fill_random(Buffer<>& b, std::mt19937_64& rng) {
+        const Type t = b.type();
+        auto* bytes = reinterpret_cast<uint8_t*>(b.data());
+        const size_t n = b.size_in_bytes() / size_t(t.bytes());
+        std::uniform_real_distribution<double> unit(0, 1);
+        for (size_t i = 0; i < n; i++) {
+            const double v = unit(rng);
+            uint8_t* at = bytes + i * size_t(t.bytes());
+            if (t.is_float() && t.bits() == 32) {
+                const float f = float(v);
+                std::memcpy(at, &f, 4);
+            } else if (t.is_float() && t.bits() == 64) {
+                std::memcpy(at, &v, 8);
+            } else {
+                const uint64_t k = uint64_t(v * 16);
+                std::memcpy(at, &k, size_t(t.bytes()));
+            }
+        }
+    }
+
+    std::vector<std::shared_ptr<lang::ParameterContents>> bound_;
+};
+
+struct Measured {
+    SchedulePoint point;
+    double ms = 0;
+};
+
+// The search's state: what was measured, and for the model-guided search, the cost model and the
+// features of what it measured, on which it is retrained after every batch.
+class Search {
+public:
+    using Featurize = std::function<std::vector<float>(const SchedulePoint&)>;
+
+    Search(const autoschedule::ScheduleSpace& space, const TuneOptions& options, Featurize featurize)
+        : space_(space),
+          options_(options),
+          rng_(options.seed),
+          featurize_(std::move(featurize)),
+          model_(autoschedule::LearnedCostModel::shipped()) {}
+
+    // The next batch of points not measured before. The model-guided search proposes several times
+    // more than it measures and keeps those the model ranks first, and a few at random, so that a
+    // wrong model still sees the rest of the space.
+    std::vector<SchedulePoint> propose(int count) {
+        const bool guided = options_.search == TuneOptions::Search::ModelGuided && model_.trained();
+        std::vector<SchedulePoint> pool = fresh_points(guided ? count * candidates_per_measurement : count);
+        if (!guided || int(pool.size()) <= count) return keep(pool, count);
+        std::vector<std::vector<float>> rows;
+        for (const SchedulePoint& p : pool) rows.push_back(featurize_(p));
+        const std::vector<float> scores = model_.scores(rows);
+        std::vector<size_t> order(pool.size());
+        for (size_t i = 0; i < order.size(); i++) order[i] = i;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t a, size_t b) { return scores[a] > scores[b]; });
+        const int explored = std::max(1, count / 4);
+        std::vector<SchedulePoint> batch;
+        for (int i = 0; i < count - explored; i++) batch.push_back(pool[order[size_t(i)]]);
+        std::vector<size_t> rest(order.begin() + (count - explored), order.end());
+        std::shuffle(rest.begin(), rest.end(), rng_);
+        for (int i = 0; i < explored && i < int(rest.size()); i++) batch.push_back(pool[rest[size_t(i)]]);
+        for (size_t i = 0; i < pool.size(); i++) features_[pool[i].key()] = rows[i];
+        return keep(batch, count);
+    }
+
+    void record(const SchedulePoint& p, double ms) { measured_.push_back({p, ms}); }
+
+    // After a batch: the model learns this pipeline's measurements so far.
+    void retrain() {
+        if (options_.search != TuneOptions::Search::ModelGuided || measured_.size() < 4) return;
+        std::vector<std::vector<float>> rows;
+        std::vector<double> times;
+        for (const Measured& m : measured_) {
+            auto f = features_.find(m.point.key());
+            rows.push_back(f != features_.end() ? f->second : featurize_(m.point));
+            features_[m.point.key()] = rows.back();
+            times.push_back(m.ms);
+        }
+        autoschedule::RankerTraining training;
+        training.rounds = 40;
+        training.seed = options_.seed;
+        model_.train(rows, times, {unsigned(rows.size())}, training);
+    }
+
+private:
+    static constexpr int candidates_per_measurement = 8;
+
+    // Points of the space not proposed before (for the first batch, the scheduler's own first).
+    std::vector<SchedulePoint> fresh_points(int count) {
+        std::vector<SchedulePoint> points;
+        std::set<std::string> keys;
+        for (int attempt = 0; int(points.size()) < count && attempt < 50 * count; attempt++) {
+            SchedulePoint p = next_point();
+            const std::string key = p.key();
+            if (proposed_.count(key) || !keys.insert(key).second) continue;
+            points.push_back(std::move(p));
+        }
+        return points;
+    }
+
+    std::vector<SchedulePoint> keep(std::vector<SchedulePoint> points, int count) {
+        if (int(points.size()) > count) points.resize(size_t(count));
+        for (const SchedulePoint& p : points) proposed_.insert(p.key());
+        return points;
+    }
+
+    SchedulePoint next_point() {
+        if (!initial_given_) {
+            initial_given_ = true;
+            return space_.initial();
+        }
+        if (options_.search == TuneOptions::Search::Random || measured_.empty()) return random_walk();
+        // Tournament selection among the measured points, then one to three mutations.
+        const Measured* parent = nullptr;
+        for (int k = 0; k < 3; k++) {
+            const Measured& m =
+                measured_[std::uniform_int_distribution<size_t>(0, measured_.size() - 1)(rng_)];
+            if (!parent || m.ms < parent->ms) parent = &m;
+        }
+        SchedulePoint p = parent->point;
+        const int steps = std::uniform_int_distribution<int>(1, 3)(rng_);
+        for (int s = 0; s < steps; s++) p = space_.mutate(p, rng_);
+        return p;
+    }
+
+    // A point some random steps away from the scheduler's.
+    SchedulePoint random_walk() {
+        SchedulePoint p = space_.initial();
+        const int steps = std::uniform_int_distribution<int>(1, 12)(rng_);
+        for (int s = 0; s < steps; s++) p = space_.mutate(p, rng_);
+        return p;
+    }
+
+    const autoschedule::ScheduleSpace& space_;
+    const TuneOptions& options_;
+    std::mt19937_64 rng_;
+    Featurize featurize_;
+    autoschedule::LearnedCostModel model_;
+    bool initial_given_ = false;
+    std::set<std::string> proposed_;
+    std::vector<Measured> measured_;
+    std::map<std::string, std::vector<float>> features_;
+};
+
+void print_progress(int trials, int total, double best_ms, double elapsed, double budget) {
+    std::fprintf(stderr, "\rtessera autotune: %d/%d trials, best %.3f ms, %.0f s", trials, total, best_ms,
+                 elapsed);
+    if (budget > 0) std::fprintf(stderr, " (%.0f s left)", std::max(0.0, budget - elapsed));
+    std::fprintf(stderr, "   ");
+    std::fflush(stderr);
+}
+
+std::string schedule_source(const autoschedule::SchedulePlan& plan, const Target& target) {
+    std::ostringstream out;
+    out << "// The schedule tessera::autotune found fastest for " << target.to_string() << ".\n{\n";
+    std::istringstream lines(autoschedule::plan_source(plan));
+    for (std::string line; std::getline(lines, line);) out << "    " << line << "\n";
+    out << "}\n";
+    return out.str();
+}
+
+void write_curve(const std::string& path, const std::vector<double>& best) {
+    std::ofstream out(path);
+    TESSERA_USER_CHECK(out) << "autotune: cannot write the curve file '" << path << "'.";
+    out << "trial,best_ms\n";
+    for (size_t i = 0; i < best.size(); i++) out << i + 1 << "," << best[i] << "\n";
+}
+
+}  // namespace
+
+std::string pipeline_signature(const Pipeline& pipeline) {
+    TESSERA_USER_CHECK(pipeline.defined()) << "pipeline_signature of an empty Pipeline.";
+    return tune::signature_of(output_functions(pipeline));
+}
+
+TuneResult autotune(Pipeline& pipeline, const TuneOptions& options) {
+    TESSERA_USER_CHECK(pipeline.defined()) << "autotune of an empty Pipeline.";
+    TESSERA_USER_CHECK(options.trials > 0 && options.batch_size > 0 && options.repetitions > 0)
+        << "autotune: TuneOptions needs positive trials, batch_size and repetitions.";
+    const auto start = Clock::now();
+    const auto outputs = output_functions(pipeline);
+    const Target target = options.target.defined() ? options.target : get_jit_target_from_environment();
+    const autoschedule::PipelineAnalysis analysis = autoschedule::analyze_pipeline(outputs, {});
+    const autoschedule::ScheduleSpace space(outputs, target, options.machine_params);
+    const std::string signature = tune::signature_of(outputs);
+    TuningInputs inputs(outputs, analysis, options.seed);
+
+    tune::MeasureSetup setup;
+    setup.outputs = outputs;
+    setup.target = target;
+    for (const auto& f : outputs) {
+        auto stage = std::find_if(analysis.stages.begin(), analysis.stages.end(),
+                                  [&](const autoschedule::StageNode& s) { return s.func == f; });
+        std::vector<std::pair<int, int>> region;
+        for (const autoschedule::Span& s : stage->region) region.emplace_back(int(s.min), int(s.extent()));
+        setup.output_regions.push_back(region);
+    }
+    setup.repetitions = options.repetitions;
+    setup.compile_timeout_seconds = options.compile_timeout_seconds;
+    setup.run_timeout_seconds = options.run_timeout_seconds;
+    setup.worker_hook = options.worker_hook;
+    const int parallel = options.parallel_compiles > 0
+                             ? options.parallel_compiles
+                             : int(std::max(1u, std::thread::hardware_concurrency()));
+    std::shared_ptr<TuneRunner> runner = options.runner ? options.runner : tune::local_runner(parallel);
+
+    // What the cost model sees of a point: the features of its loop nest at the estimated sizes.
+    autoschedule::FeatureMachine machine;
+    machine.cores = options.machine_params.parallelism;
+    machine.vector_lanes = target.natural_vector_size(Float(32));
+    machine.cache_bytes_per_core = double(options.machine_params.last_level_cache_size) /
+                                   std::max(options.machine_params.parallelism, 1);
+    std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> regions;
+    for (const autoschedule::StageNode& s : analysis.stages)
+        if (s.is_output)
+            for (const std::string& name : std::set<std::string>{s.name, s.func->name})
+                for (const autoschedule::Span& span : s.region)
+                    regions[name].emplace_back(span.min, span.extent());
+    for (const auto& [name, region] : analysis.image_regions)
+        for (const autoschedule::Span& span : region) regions[name].emplace_back(span.min, span.extent());
+    const auto values = autoschedule::buffer_field_values(regions);
+    Search search(space, options, [&](const SchedulePoint& p) {
+        return autoschedule::plan_features(space.plan(p), outputs, values, machine);
+    });
+
+    TuneResult result;
+    autoschedule::SchedulePlan best_plan;
+    auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    while (result.trials < options.trials &&
+           (options.time_budget_seconds <= 0 || elapsed() < options.time_budget_seconds)) {
+        const std::vector<SchedulePoint> points =
+            search.propose(std::min(options.batch_size, options.trials - result.trials));
+        if (points.empty()) break;  // the space is exhausted
+        std::vector<tune::Candidate> batch;
+        for (size_t i = 0; i < points.size(); i++)
+            batch.push_back({result.trials + int(i), space.plan(points[i])});
+        const std::vector<tune::Measurement> measured = runner->measure(setup, batch);
+        for (size_t i = 0; i < points.size(); i++) {
+            const tune::Measurement& m = measured[i];
+            tune::TuningRecord r;
+            r.signature = signature;
+            r.target = target.to_string();
+            r.trial = batch[i].trial;
+            r.status = tune::outcome_name(m.outcome);
+            r.median_ms = m.median_ms;
+            r.times_ms = m.times_ms;
+            r.schedule_json = tune::plan_to_json(batch[i].plan);
+            if (!options.records_file.empty()) tune::append_record(options.records_file, r);
+            result.trials++;
+            if (m.outcome == tune::Outcome::Ok) {
+                search.record(points[i], m.median_ms);
+                if (result.best_trial < 0 || m.median_ms < result.best_ms) {
+                    result.best_ms = m.median_ms;
+                    result.best_trial = r.trial;
+                    best_plan = batch[i].plan;
+                }
+            } else {
+                result.failed++;
+            }
+            result.best_ms_after_trial.push_back(result.best_trial < 0 ? 0 : result.best_ms);
+        }
+        search.retrain();
+        if (options.progress)
+            print_progress(result.trials, options.trials, result.best_ms, elapsed(),
+                           options.time_budget_seconds);
+    }
+    if (options.progress) std::fprintf(stderr, "\n");
+    result.seconds = elapsed();
+    if (!options.curve_file.empty()) write_curve(options.curve_file, result.best_ms_after_trial);
+    TESSERA_USER_CHECK(result.best_trial >= 0) << "autotune: none of the " << result.trials
+                                               << " schedules measured ran correctly (see the records file "
+                                                  "for why); the pipeline is left as it was.";
+    autoschedule::apply_plan(best_plan);
+    result.schedule_source = schedule_source(best_plan, target);
+    return result;
+}
+
+}  // namespace tessera

@@ -1,0 +1,189 @@
+#include "tune/plan_json.h"
+
+#include <map>
+#include <sstream>
+
+namespace tessera::tune {
+namespace {
+
+using autoschedule::Directive;
+using Kind = Directive::Kind;
+
+const std::vector<std::pair<Kind, const char*>>& kind_names() {
+    static const std::vector<std::pair<Kind, const char*>> names = {{Kind::ComputeInline, "compute_inline"},
+                                                                    {Kind::ComputeRoot, "compute_root"},
+                                                                    {Kind::ComputeAt, "compute_at"},
+                                                                    {Kind::Split, "split"},
+                                                                    {Kind::Fuse, "fuse"},
+                                                                    {Kind::Reorder, "reorder"},
+                                                                    {Kind::Vectorize, "vectorize"},
+                                                                    {Kind::Unroll, "unroll"},
+                                                                    {Kind::Parallel, "parallel"}};
+    return names;
+}
+
+const std::vector<std::pair<TailStrategy, const char*>>& tail_names() {
+    static const std::vector<std::pair<TailStrategy, const char*>> names = {
+        {TailStrategy::Auto, "Auto"},
+        {TailStrategy::RoundUp, "RoundUp"},
+        {TailStrategy::GuardWithIf, "GuardWithIf"},
+        {TailStrategy::ShiftInwards, "ShiftInwards"}};
+    return names;
+}
+
+template <typename T>
+const char* name_of(const std::vector<std::pair<T, const char*>>& names, T value) {
+    for (const auto& [v, n] : names)
+        if (v == value) return n;
+    return "";
+}
+
+template <typename T>
+std::optional<T> value_of(const std::vector<std::pair<T, const char*>>& names, const std::string& text) {
+    for (const auto& [v, n] : names)
+        if (text == n) return v;
+    return std::nullopt;
+}
+
+void write_directive(std::ostream& out, const Directive& d) {
+    out << "{\"kind\":\"" << name_of(kind_names(), d.kind) << "\",\"stage\":" << d.stage << ",\"loops\":[";
+    for (size_t i = 0; i < d.loops.size(); i++)
+        out << (i ? "," : "") << "[" << json::quote(d.loops[i].name) << ","
+            << (d.loops[i].is_rvar ? "true" : "false") << "]";
+    out << "]";
+    if (d.factor)
+        out << ",\"factor\":" << d.factor << ",\"tail\":\"" << name_of(tail_names(), d.tail) << "\"";
+    if (!d.consumer.empty()) out << ",\"consumer\":" << json::quote(d.consumer);
+    out << "}";
+}
+
+// How many loops each kind of directive names.
+bool loop_count_fits(Kind k, size_t n) {
+    switch (k) {
+        case Kind::ComputeInline:
+        case Kind::ComputeRoot: return n == 0;
+        case Kind::ComputeAt:
+        case Kind::Vectorize:
+        case Kind::Unroll:
+        case Kind::Parallel: return n == 1;
+        case Kind::Split:
+        case Kind::Fuse: return n == 3;
+        case Kind::Reorder: return n >= 1;
+    }
+    return false;
+}
+
+std::optional<Directive> read_directive(const json::Value& v, std::string* why) {
+    auto fail = [&](const std::string& what) -> std::optional<Directive> {
+        *why = "a directive " + what;
+        return std::nullopt;
+    };
+    const json::Value* kind = v.find("kind");
+    const json::Value* stage = v.find("stage");
+    const json::Value* loops = v.find("loops");
+    if (!kind || !kind->is(json::Value::Kind::String) || !stage || !stage->is(json::Value::Kind::Number) ||
+        !loops || !loops->is(json::Value::Kind::Array))
+        return fail("lacks its kind, stage or loops");
+    auto k = value_of(kind_names(), kind->string);
+    if (!k) return fail("has the unknown kind '" + kind->string + "'");
+    Directive d{*k, int(stage->number), {}, 0, TailStrategy::Auto, ""};
+    if (d.stage < 0) return fail("has a negative stage");
+    for (const json::Value& loop : loops->array) {
+        if (!loop.is(json::Value::Kind::Array) || loop.array.size() != 2 ||
+            !loop.array[0].is(json::Value::Kind::String) || !loop.array[1].is(json::Value::Kind::Bool))
+            return fail("names a loop that is not [name, is_rvar]");
+        d.loops.push_back({loop.array[0].string, loop.array[1].boolean});
+    }
+    if (!loop_count_fits(d.kind, d.loops.size()))
+        return fail("'" + kind->string + "' has the wrong number of loops");
+    if (const json::Value* factor = v.find("factor")) {
+        if (!factor->is(json::Value::Kind::Number) || factor->number < 1 || factor->number > 1 << 20)
+            return fail("has a factor that is not a positive integer");
+        d.factor = int(factor->number);
+        const json::Value* tail = v.find("tail");
+        auto t =
+            tail && tail->is(json::Value::Kind::String) ? value_of(tail_names(), tail->string) : std::nullopt;
+        if (!t) return fail("has a factor but no known tail strategy");
+        d.tail = *t;
+    }
+    if (d.kind == Kind::Split && d.factor == 0) return fail("'split' lacks its factor");
+    if (const json::Value* consumer = v.find("consumer"); consumer && consumer->is(json::Value::Kind::String))
+        d.consumer = consumer->string;
+    if (d.kind == Kind::ComputeAt && d.consumer.empty()) return fail("'compute_at' lacks its consumer");
+    return d;
+}
+
+}  // namespace
+
+std::string plan_to_json(const autoschedule::SchedulePlan& plan) {
+    std::ostringstream out;
+    out << "[";
+    for (size_t f = 0; f < plan.funcs.size(); f++) {
+        const autoschedule::FuncPlan& p = plan.funcs[f];
+        out << (f ? "," : "") << "{\"index\":" << p.index << ",\"name\":" << json::quote(p.name)
+            << ",\"directives\":[";
+        for (size_t i = 0; i < p.directives.size(); i++) {
+            if (i) out << ",";
+            write_directive(out, p.directives[i]);
+        }
+        out << "]}";
+    }
+    out << "]";
+    return out.str();
+}
+
+std::optional<autoschedule::SchedulePlan> plan_from_json(
+    const json::Value& value,
+    const std::vector<std::pair<std::string, std::shared_ptr<lang::FunctionContents>>>& funcs,
+    std::string* why) {
+    if (!value.is(json::Value::Kind::Array)) {
+        *why = "the schedule is not a list of Funcs";
+        return std::nullopt;
+    }
+    // Funcs are matched by their place in realization order: another program building the same
+    // pipeline may number its unnamed Funcs differently.
+    std::map<std::string, std::string> renamed;
+    for (const json::Value& entry : value.array) {
+        const json::Value* index = entry.find("index");
+        const json::Value* name = entry.find("name");
+        if (index && index->is(json::Value::Kind::Number) && index->number >= 0 &&
+            size_t(index->number) < funcs.size() && name && name->is(json::Value::Kind::String))
+            renamed[name->string] = funcs[size_t(index->number)].first;
+    }
+    autoschedule::SchedulePlan plan;
+    for (const json::Value& entry : value.array) {
+        const json::Value* index = entry.find("index");
+        const json::Value* name = entry.find("name");
+        const json::Value* directives = entry.find("directives");
+        if (!index || !index->is(json::Value::Kind::Number) || !name ||
+            !name->is(json::Value::Kind::String) || !directives ||
+            !directives->is(json::Value::Kind::Array)) {
+            *why = "a Func of the schedule lacks its index, name or directives";
+            return std::nullopt;
+        }
+        const size_t i = size_t(index->number);
+        if (index->number < 0 || i >= funcs.size()) {
+            *why = "the schedule names a Func '" + name->string + "' that this pipeline does not have";
+            return std::nullopt;
+        }
+        autoschedule::FuncPlan p{funcs[i].first, funcs[i].second, i, {}};
+        for (const json::Value& d : directives->array) {
+            auto directive = read_directive(d, why);
+            if (!directive) return std::nullopt;
+            if (!directive->consumer.empty()) {
+                auto it = renamed.find(directive->consumer);
+                if (it == renamed.end()) {
+                    *why = "the schedule computes a Func at '" + directive->consumer +
+                           "', which it does not schedule";
+                    return std::nullopt;
+                }
+                directive->consumer = it->second;
+            }
+            p.directives.push_back(std::move(*directive));
+        }
+        plan.funcs.push_back(std::move(p));
+    }
+    return plan;
+}
+
+}  // namespace tessera::tune

@@ -1,0 +1,105 @@
+#include "tune/tuning_records.h"
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "util/error_stream.h"
+
+namespace tessera::tune {
+namespace {
+
+std::string number(double v) {
+    std::ostringstream out;
+    out.precision(9);
+    out << (std::isfinite(v) ? v : 0.0);
+    return out.str();
+}
+
+// The record a line holds, or nullopt with the reason.
+std::optional<TuningRecord> parse_record(const std::string& line, std::string* why) {
+    auto value = json::parse(line, why);
+    if (!value) return std::nullopt;
+    const json::Value* signature = value->find("signature");
+    const json::Value* target = value->find("target");
+    const json::Value* status = value->find("status");
+    const json::Value* schedule = value->find("schedule");
+    if (!signature || !signature->is(json::Value::Kind::String) || !target ||
+        !target->is(json::Value::Kind::String) || !status || !status->is(json::Value::Kind::String) ||
+        !schedule) {
+        *why = "a record needs its signature, target, status and schedule";
+        return std::nullopt;
+    }
+    TuningRecord r;
+    r.signature = signature->string;
+    r.target = target->string;
+    r.status = status->string;
+    r.schedule = *schedule;
+    if (const json::Value* trial = value->find("trial"); trial && trial->is(json::Value::Kind::Number))
+        r.trial = int(trial->number);
+    if (const json::Value* times = value->find("times_ms"); times && times->is(json::Value::Kind::Array)) {
+        for (const json::Value& t : times->array)
+            if (t.is(json::Value::Kind::Number)) r.times_ms.push_back(t.number);
+    }
+    const json::Value* median = value->find("median_ms");
+    if (r.ok() && (!median || !median->is(json::Value::Kind::Number) || !(median->number > 0))) {
+        *why = "a successful record needs a positive median_ms";
+        return std::nullopt;
+    }
+    if (median && median->is(json::Value::Kind::Number)) r.median_ms = median->number;
+    return r;
+}
+
+}  // namespace
+
+std::string record_line(const TuningRecord& r) {
+    std::ostringstream out;
+    out << "{\"signature\":" << json::quote(r.signature) << ",\"target\":" << json::quote(r.target)
+        << ",\"trial\":" << r.trial << ",\"status\":" << json::quote(r.status)
+        << ",\"median_ms\":" << number(r.median_ms) << ",\"times_ms\":[";
+    for (size_t i = 0; i < r.times_ms.size(); i++) out << (i ? "," : "") << number(r.times_ms[i]);
+    out << "],\"schedule\":" << (r.schedule_json.empty() ? "[]" : r.schedule_json) << "}";
+    return out.str();
+}
+
+std::vector<TuningRecord> read_records(const std::string& path) {
+    std::vector<TuningRecord> records;
+    std::ifstream in(path);
+    if (!in) return records;
+    std::string line;
+    for (int number = 1; std::getline(in, line); number++) {
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        std::string why;
+        auto r = parse_record(line, &why);
+        if (r) {
+            r->schedule_json.clear();
+            records.push_back(std::move(*r));
+        } else {
+            std::cerr << "tessera: warning: tuning records " << path << ", line " << number << ": " << why
+                      << "; the line is ignored.\n";
+        }
+    }
+    return records;
+}
+
+void append_record(const std::string& path, const TuningRecord& r) {
+    std::ofstream out(path, std::ios::app);
+    TESSERA_USER_CHECK(out) << "autotune: cannot open the records file '" << path << "' to append to it.";
+    out << record_line(r) << "\n";
+    out.flush();
+    TESSERA_USER_CHECK(out) << "autotune: cannot write to the records file '" << path << "'.";
+}
+
+std::optional<TuningRecord> best_record(const std::vector<TuningRecord>& records,
+                                        const std::string& signature, const std::string& target) {
+    const TuningRecord* best = nullptr;
+    for (const TuningRecord& r : records) {
+        if (!r.ok() || r.signature != signature || r.target != target) continue;
+        if (!best || r.median_ms < best->median_ms) best = &r;
+    }
+    if (!best) return std::nullopt;
+    return *best;
+}
+
+}  // namespace tessera::tune

@@ -1,0 +1,43 @@
+#pragma once
+// The tuning records file: one JSON object per line, appended as each candidate is measured, so an
+// interrupted search loses nothing and a later one resumes from it:
+//   {"signature":"…","target":"…","trial":3,"status":"ok","median_ms":1.25,"times_ms":[…],
+//    "schedule":[…plan…]}
+// Lines that cannot be read (a truncated last line, a hand edit) are passed over with a warning.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "util/json.h"
+
+namespace tessera::tune {
+
+struct TuningRecord {
+    std::string signature;
+    std::string target;
+    int trial = 0;
+    std::string status;  // "ok", or why the candidate failed: "compile_error", "crashed", ...
+    double median_ms = 0;
+    std::vector<double> times_ms;
+    json::Value schedule;  // the plan (plan_json.h)
+    std::string schedule_json;
+
+    bool ok() const { return status == "ok"; }
+};
+
+// The record as one line of JSON, without the newline.
+std::string record_line(const TuningRecord& r);
+
+// Every record the file holds that can be read; a warning on stderr for each line that cannot.
+// A missing file holds none.
+std::vector<TuningRecord> read_records(const std::string& path);
+
+// Appends the record to the file (created if missing).
+void append_record(const std::string& path, const TuningRecord& r);
+
+// The fastest successful record for the signature and target, if any.
+std::optional<TuningRecord> best_record(const std::vector<TuningRecord>& records,
+                                        const std::string& signature, const std::string& target);
+
+}  // namespace tessera::tune

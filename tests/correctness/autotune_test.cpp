@@ -1,0 +1,200 @@
+// tessera::autotune and Pipeline::apply_tuning_records: a search whose best schedule computes the
+// default schedule's bits, records that a second build of the same pipeline applies with no
+// search, records that do not fit (truncated, another target, another pipeline) passed over, and
+// workers that crash or hang losing their trial and nothing else.
+
+#include <doctest/doctest.h>
+
+#include <tessera/tessera.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "../scratch_files.h"
+
+using namespace tessera;
+
+namespace {
+
+Buffer<float> random_image(int w, int h, uint32_t seed) {
+    Buffer<float> b(w, h);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<float> value(0.0f, 1.0f);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) b(x, y) = value(rng);
+    return b;
+}
+
+// A blur and a sharpening of its result: a few Funcs to group, tile and inline. Sizes that do not
+// divide the tiles the search tries.
+struct Sharpen {
+    static constexpr int width = 203, height = 131;
+    ImageParam input{Float(32), 2, "input"};
+    Func blur_x{"blur_x"}, blur_y{"blur_y"}, output{"output"};
+    Var x{"x"}, y{"y"};
+    Pipeline pipeline;
+    explicit Sharpen(int estimated_width = width) {
+        Func clamped = BoundaryConditions::repeat_edge(input);
+        blur_x(x, y) = (clamped(x - 1, y) + 2 * clamped(x, y) + clamped(x + 1, y)) * 0.25f;
+        blur_y(x, y) = (blur_x(x, y - 1) + 2 * blur_x(x, y) + blur_x(x, y + 1)) * 0.25f;
+        output(x, y) = 2 * clamped(x, y) - blur_y(x, y);
+        input.set_estimates({{0, estimated_width}, {0, height}});
+        output.set_estimates({{0, estimated_width}, {0, height}});
+        pipeline = Pipeline(output);
+    }
+    Buffer<float> run(const Buffer<float>& image) {
+        input.set(image);
+        Buffer<float> out(image.width(), image.height());
+        pipeline.realize(out);
+        return out;
+    }
+};
+
+bool same_bits(const Buffer<float>& a, const Buffer<float>& b) {
+    for (int y = 0; y < a.height(); y++)
+        for (int x = 0; x < a.width(); x++)
+            if (std::memcmp(&a(x, y), &b(x, y), sizeof(float)) != 0) return false;
+    return true;
+}
+
+std::vector<std::string> lines_of(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+TuneOptions quick_options(const std::string& records, int trials) {
+    TuneOptions o;
+    o.trials = trials;
+    o.batch_size = 3;
+    o.repetitions = 2;
+    o.records_file = records;
+    o.progress = false;
+    o.parallel_compiles = 2;
+    o.machine_params = MachineParams(2, 8 * 1024 * 1024, 40);
+    return o;
+}
+
+std::string count_status(const std::vector<std::string>& lines, const std::string& status) {
+    int n = 0;
+    for (const std::string& l : lines) n += l.find("\"status\":\"" + status + "\"") != std::string::npos;
+    return std::to_string(n);
+}
+
+}  // namespace
+
+TEST_CASE("autotune measures its trials, records each, and applies a schedule with the default's bits") {
+    const auto dir = scratch_files::fresh_dir("autotune_search");
+    const std::string records = (dir / "records.jsonl").string();
+    const Buffer<float> image = random_image(Sharpen::width, Sharpen::height, 1);
+    const Buffer<float> expected = Sharpen().run(image);
+
+    Sharpen tuned;
+    TuneOptions options = quick_options(records, 6);
+    options.curve_file = (dir / "curve.csv").string();
+    const TuneResult result = autotune(tuned.pipeline, options);
+    CHECK(result.trials == 6);
+    CHECK(result.failed == 0);
+    CHECK(result.best_ms > 0);
+    CHECK(result.best_ms_after_trial.size() == 6);
+    CHECK(result.schedule_source.find("pipeline.get_func(") != std::string::npos);
+    CHECK(same_bits(tuned.run(image), expected));
+    const auto lines = lines_of(records);
+    CHECK(lines.size() == 6);
+    CHECK(count_status(lines, "ok") == "6");
+    CHECK(lines_of(options.curve_file).size() == 7);  // the header and one line per trial
+
+    // Another build of the same pipeline applies the best record, with no search.
+    Sharpen again;
+    const std::string unscheduled = again.pipeline.loop_nest();
+    CHECK(again.pipeline.apply_tuning_records(records));
+    CHECK(again.pipeline.loop_nest() != unscheduled);
+    CHECK(same_bits(again.run(image), expected));
+    CHECK(pipeline_signature(again.pipeline) == pipeline_signature(tuned.pipeline));
+}
+
+TEST_CASE("records of other pipelines, other targets, or lines cut short are passed over") {
+    const auto dir = scratch_files::fresh_dir("autotune_records");
+    const std::string records = (dir / "records.jsonl").string();
+    Sharpen tuned;
+    autotune(tuned.pipeline, quick_options(records, 3));
+    const auto good = lines_of(records);
+    REQUIRE(good.size() == 3);
+
+    // A pipeline with other estimates has another signature: nothing applies.
+    Sharpen other(Sharpen::width * 2);
+    CHECK(pipeline_signature(other.pipeline) != pipeline_signature(tuned.pipeline));
+    CHECK_FALSE(other.pipeline.apply_tuning_records(records));
+    // Another target: nothing applies.
+    Sharpen elsewhere;
+    CHECK_FALSE(elsewhere.pipeline.apply_tuning_records(records, Target("arm-64-linux")));
+
+    // A truncated last line and a line of garbage: warnings, and the good lines still apply.
+    const std::string damaged = (dir / "damaged.jsonl").string();
+    {
+        std::ofstream out(damaged);
+        out << "not json at all\n";
+        for (const std::string& l : good) out << l << "\n";
+        out << good[0].substr(0, good[0].size() / 2);
+    }
+    Sharpen reader;
+    CHECK(reader.pipeline.apply_tuning_records(damaged));
+    const Buffer<float> image = random_image(64, 48, 2);
+    CHECK(same_bits(reader.run(image), Sharpen().run(image)));
+    // A record whose schedule names a loop the pipeline lacks: passed over, the pipeline untouched.
+    const std::string wrong = (dir / "wrong.jsonl").string();
+    {
+        std::string line = good[0];
+        const size_t at = line.find("\"schedule\":");
+        REQUIRE(at != std::string::npos);
+        line = line.substr(0, at) +
+               "\"schedule\":[{\"index\":3,\"name\":\"output\",\"directives\":[{\"kind\":\"parallel\","
+               "\"stage\":0,"
+               "\"loops\":[[\"no_such_loop\",false]]}]}]}";
+        std::ofstream(wrong) << line << "\n";
+    }
+    Sharpen untouched;
+    const std::string before = untouched.pipeline.loop_nest();
+    CHECK_FALSE(untouched.pipeline.apply_tuning_records(wrong));
+    CHECK(untouched.pipeline.loop_nest() == before);
+    CHECK_FALSE(Sharpen().pipeline.apply_tuning_records((dir / "missing.jsonl").string()));
+}
+
+TEST_CASE("workers that crash or hang lose their trial and nothing else") {
+    const auto dir = scratch_files::fresh_dir("autotune_failures");
+    const std::string records = (dir / "records.jsonl").string();
+    Sharpen tuned;
+    TuneOptions options = quick_options(records, 6);
+    options.compile_timeout_seconds = 5;
+    options.run_timeout_seconds = 5;
+    options.worker_hook = [](int trial) {
+        if (trial == 1) std::abort();
+        if (trial == 4) std::this_thread::sleep_for(std::chrono::seconds(600));
+    };
+    const TuneResult result = autotune(tuned.pipeline, options);
+    CHECK(result.trials == 6);
+    CHECK(result.failed == 2);
+    const auto lines = lines_of(records);
+    CHECK(count_status(lines, "crashed") == "1");
+    CHECK(count_status(lines, "timeout") == "1");
+    CHECK(count_status(lines, "ok") == "4");
+    const Buffer<float> image = random_image(Sharpen::width, Sharpen::height, 3);
+    CHECK(same_bits(tuned.run(image), Sharpen().run(image)));
+}
+
+TEST_CASE("autotune needs estimates and positive options") {
+    ImageParam input(Float(32), 2, "input");
+    Func f("unestimated");
+    Var x("x"), y("y");
+    f(x, y) = input(x, y) * 2;
+    Pipeline p(f);
+    TuneOptions options = quick_options("", 2);
+    CHECK_THROWS_AS(autotune(p, options), CompileError);
+    options.trials = 0;
+    CHECK_THROWS_AS(autotune(p, options), CompileError);
+}
