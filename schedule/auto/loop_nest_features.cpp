@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "ir/expr_nodes.h"
 #include "ir/ir_util.h"
@@ -11,11 +12,27 @@
 namespace tessera::autoschedule {
 namespace {
 
-// Arithmetic, loads and their kinds in one stored value (and its index).
+// The loops each variable depends on: a loop's own variable, and the lets computed from them
+// (after lowering, indices read the lets that splits define, not the loop variables).
+using LoopDependences = std::map<std::string, std::set<std::string>>;
+
+std::set<std::string> loops_read(const Expr& e, const LoopDependences& dependences) {
+    std::set<std::string> loops;
+    for (const std::string& v : ir::variables_read(e)) {
+        auto it = dependences.find(v);
+        if (it != dependences.end()) loops.insert(it->second.begin(), it->second.end());
+    }
+    return loops;
+}
+
+// Arithmetic, loads and their reuse in one stored value (and its index): a load is invariant in a
+// loop when its index does not depend on it, so that the value it reads serves every iteration.
 class ValueCounter : public ir::Visitor {
 public:
-    explicit ValueCounter(const std::string& innermost) : innermost_(innermost) {}
-    double ops = 0, loads = 0, load_bytes = 0, invariant_load_bytes = 0, dense_load_bytes = 0,
+    ValueCounter(const LoopDependences& dependences, const std::string& innermost,
+                 const std::string& innermost_serial)
+        : dependences_(dependences), innermost_(innermost), innermost_serial_(innermost_serial) {}
+    double ops = 0, loads = 0, load_bytes = 0, invariant_load_bytes = 0, serial_invariant_load_bytes = 0,
            transcendental = 0;
 
 private:
@@ -38,14 +55,16 @@ private:
 
     void visit(const ir::Load* op) override {
         const double bytes = double(op->type.bytes()) * op->type.lanes();
+        const std::set<std::string> loops = loops_read(op->index, dependences_);
         loads++;
         load_bytes += bytes;
-        if (innermost_.empty() || !ir::uses_var(op->index, innermost_)) invariant_load_bytes += bytes;
-        if (op->index.as<ir::Ramp>() || op->type.lanes() == 1) dense_load_bytes += bytes;
+        if (!loops.count(innermost_)) invariant_load_bytes += bytes;
+        if (!loops.count(innermost_serial_)) serial_invariant_load_bytes += bytes;
         ir::Visitor::visit(op);
     }
 
-    const std::string& innermost_;
+    const LoopDependences& dependences_;
+    const std::string innermost_, innermost_serial_;
 };
 
 struct Loop {
@@ -57,7 +76,7 @@ struct Loop {
 // Sums over the stores of the nest, weighted by how often each runs.
 struct Totals {
     double points = 0, ops = 0, load_bytes = 0, store_bytes = 0, invariant_load_bytes = 0,
-           dense_load_bytes = 0;
+           serial_invariant_load_bytes = 0;
     double vector_ops = 0, lanes_weighted = 0, parallel_ops = 0, unrolled_ops = 0, guarded_ops = 0;
     double task_weighted = 0, imbalance_weighted = 0, per_task_ops_weighted = 0, innermost_weighted = 0;
     double transcendental = 0;
@@ -84,11 +103,19 @@ private:
         return evaluate_integer(e, values_).value_or(otherwise);
     }
 
+    // A chain of lets in turn (the base visitor walks chains itself, without this override).
     void visit(const ir::LetStmt* op) override {
-        if (!values_.count(op->name)) {
-            if (auto v = evaluate_integer(op->value, values_)) values_[op->name] = *v;
+        const ir::LetStmt* let = op;
+        for (;;) {
+            if (!values_.count(let->name)) {
+                if (auto v = evaluate_integer(let->value, values_)) values_[let->name] = *v;
+            }
+            dependences_[let->name] = loops_read(let->value, dependences_);
+            const ir::LetStmt* next = let->body.as<ir::LetStmt>();
+            if (!next) break;
+            let = next;
         }
-        ir::Visitor::visit(op);
+        include(let->body);
     }
 
     void visit(const ir::For* op) override {
@@ -96,6 +123,7 @@ private:
         totals.loop_iterations += executions() * double(extent);
         if (op->for_kind == ir::ForKind::Parallel) totals.parallel_launches += executions();
         if (auto min = evaluate_integer(op->min, values_)) values_[op->name] = *min;
+        dependences_[op->name] = {op->name};
         loops_.push_back({op->name, extent, op->for_kind});
         include(op->body);
         loops_.pop_back();
@@ -123,8 +151,7 @@ private:
     void visit(const ir::Store* op) override {
         const double n = executions();
         const int lanes = op->value.type().lanes();
-        const std::string innermost = innermost_serial();
-        ValueCounter count(innermost);
+        ValueCounter count(dependences_, loops_.empty() ? "" : loops_.back().name, innermost_serial());
         count.include(op->value);
         count.include(op->index);
         const double points = n * lanes;
@@ -136,7 +163,7 @@ private:
         totals.load_bytes += n * count.load_bytes;
         totals.store_bytes += points * op->value.type().bytes();
         totals.invariant_load_bytes += n * count.invariant_load_bytes;
-        totals.dense_load_bytes += n * count.dense_load_bytes;
+        totals.serial_invariant_load_bytes += n * count.serial_invariant_load_bytes;
         const int vector_lanes = vector_extent();
         if (vector_lanes > 1) {
             totals.vector_ops += ops;
@@ -178,6 +205,7 @@ private:
     std::map<std::string, int64_t> values_;
     const FeatureMachine& machine_;
     std::vector<Loop> loops_;
+    LoopDependences dependences_;
     int guards_ = 0;
 };
 
@@ -193,7 +221,7 @@ const std::vector<std::string>& loop_nest_feature_names() {
                                                    "log_store_bytes",
                                                    "log_bytes_per_op",
                                                    "invariant_load_fraction",
-                                                   "dense_load_fraction",
+                                                   "serial_invariant_load_fraction",
                                                    "vector_fraction",
                                                    "lane_use",
                                                    "unrolled_fraction",
@@ -227,7 +255,7 @@ std::vector<float> loop_nest_features(const ir::Stmt& nest, const std::map<std::
             log_scale(t.store_bytes),
             log_scale(fraction(t.load_bytes + t.store_bytes, t.ops)),
             fraction(t.invariant_load_bytes, t.load_bytes),
-            fraction(t.dense_load_bytes, t.load_bytes),
+            fraction(t.serial_invariant_load_bytes, t.load_bytes),
             fraction(t.vector_ops, t.ops),
             fraction(t.lanes_weighted, t.vector_ops),
             fraction(t.unrolled_ops, t.ops),

@@ -1,6 +1,8 @@
 // tessera::autotune: an evolutionary search over the automatic scheduler's space of schedules,
 // measured in batches by a runner; every measurement appended to the records file.
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,6 +25,7 @@
 #include "tune/plan_json.h"
 #include "tune/tune_runner.h"
 #include "tune/tuning_records.h"
+#include "tune/tuning_session.h"
 #include "util/error_stream.h"
 
 namespace tessera {
@@ -36,64 +39,6 @@ std::vector<std::shared_ptr<lang::FunctionContents>> output_functions(const Pipe
     for (const Func& f : p.outputs()) outputs.push_back(f.function());
     return outputs;
 }
-
-// Binds a buffer of random values to every input the user has not bound, of the region the
-// estimates say the pipeline reads; unbinds them again when destroyed.
-class TuningInputs {
-public:
-    TuningInputs(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
-                 const autoschedule::PipelineAnalysis& a, uint64_t seed) {
-        std::mt19937_64 rng(seed);
-        for (const auto& [name, p] : tune::parameters_read(outputs)) {
-            if (!p->is_buffer || p->is_output || p->buffer) continue;
-            auto region = a.image_regions.find(name);
-            TESSERA_USER_CHECK(region != a.image_regions.end() && int(region->second.size()) == p->dimensions)
-                << "autotune: the input " << name
-                << " has no buffer and no estimated region to make one of. Bind it (set()) or give it "
-                   "estimates "
-                   "(set_estimates).";
-            std::vector<int> sizes, mins;
-            for (const autoschedule::Span& s : region->second) {
-                sizes.push_back(int(std::max<int64_t>(s.extent(), 1)));
-                mins.push_back(int(s.min));
-            }
-            Buffer<> b(p->type, sizes, name);
-            b.set_min(mins);
-            fill_random(b, rng);
-            lang::bind_buffer(*p, b.contents(), p->type);
-            bound_.push_back(p);
-        }
-    }
-    ~TuningInputs() {
-        for (const auto& p : bound_) p->buffer = nullptr;
-    }
-    TuningInputs(const TuningInputs&) = delete;
-    TuningInputs& operator=(const TuningInputs&) = delete;
-
-private:
-    // Values in [0, 1) for floats; small integers otherwise, so that products and sums stay in range.
-    static void fill_random(Buffer<>& b, std::mt19937_64& rng) {
-        const Type t = b.type();
-        auto* bytes = reinterpret_cast<uint8_t*>(b.data());
-        const size_t n = b.size_in_bytes() / size_t(t.bytes());
-        std::uniform_real_distribution<double> unit(0, 1);
-        for (size_t i = 0; i < n; i++) {
-            const double v = unit(rng);
-            uint8_t* at = bytes + i * size_t(t.bytes());
-            if (t.is_float() && t.bits() == 32) {
-                const float f = float(v);
-                std::memcpy(at, &f, 4);
-            } else if (t.is_float() && t.bits() == 64) {
-                std::memcpy(at, &v, 8);
-            } else {
-                const uint64_t k = uint64_t(v * 16);
-                std::memcpy(at, &k, size_t(t.bytes()));
-            }
-        }
-    }
-
-    std::vector<std::shared_ptr<lang::ParameterContents>> bound_;
-};
 
 struct Measured {
     SchedulePoint point;
@@ -216,11 +161,13 @@ private:
     std::map<std::string, std::vector<float>> features_;
 };
 
+// One line that a terminal rewrites in place; elsewhere (a log), a line per batch.
 void print_progress(int trials, int total, double best_ms, double elapsed, double budget) {
-    std::fprintf(stderr, "\rtessera autotune: %d/%d trials, best %.3f ms, %.0f s", trials, total, best_ms,
-                 elapsed);
+    const bool terminal = isatty(STDERR_FILENO);
+    std::fprintf(stderr, "%stessera autotune: %d/%d trials, best %.3f ms, %.0f s", terminal ? "\r" : "",
+                 trials, total, best_ms, elapsed);
     if (budget > 0) std::fprintf(stderr, " (%.0f s left)", std::max(0.0, budget - elapsed));
-    std::fprintf(stderr, "   ");
+    std::fprintf(stderr, terminal ? "   " : "\n");
     std::fflush(stderr);
 }
 
@@ -247,54 +194,23 @@ std::string pipeline_signature(const Pipeline& pipeline) {
     return tune::signature_of(output_functions(pipeline));
 }
 
-TuneResult autotune(Pipeline& pipeline, const TuneOptions& options) {
+TuneResult tune::autotune_with_plan(Pipeline& pipeline, const TuneOptions& options,
+                                    std::string* best_plan_json) {
     TESSERA_USER_CHECK(pipeline.defined()) << "autotune of an empty Pipeline.";
     TESSERA_USER_CHECK(options.trials > 0 && options.batch_size > 0 && options.repetitions > 0)
         << "autotune: TuneOptions needs positive trials, batch_size and repetitions.";
     const auto start = Clock::now();
     const auto outputs = output_functions(pipeline);
-    const Target target = options.target.defined() ? options.target : get_jit_target_from_environment();
-    const autoschedule::PipelineAnalysis analysis = autoschedule::analyze_pipeline(outputs, {});
-    const autoschedule::ScheduleSpace space(outputs, target, options.machine_params);
+    const tune::TuningSession session(pipeline, options);
+    const autoschedule::ScheduleSpace space(outputs, session.target, options.machine_params);
     const std::string signature = tune::signature_of(outputs);
-    TuningInputs inputs(outputs, analysis, options.seed);
-
-    tune::MeasureSetup setup;
-    setup.outputs = outputs;
-    setup.target = target;
-    for (const auto& f : outputs) {
-        auto stage = std::find_if(analysis.stages.begin(), analysis.stages.end(),
-                                  [&](const autoschedule::StageNode& s) { return s.func == f; });
-        std::vector<std::pair<int, int>> region;
-        for (const autoschedule::Span& s : stage->region) region.emplace_back(int(s.min), int(s.extent()));
-        setup.output_regions.push_back(region);
-    }
-    setup.repetitions = options.repetitions;
-    setup.compile_timeout_seconds = options.compile_timeout_seconds;
-    setup.run_timeout_seconds = options.run_timeout_seconds;
-    setup.worker_hook = options.worker_hook;
+    tune::MeasureSetup setup = session.setup;
     const int parallel = options.parallel_compiles > 0
                              ? options.parallel_compiles
                              : int(std::max(1u, std::thread::hardware_concurrency()));
     std::shared_ptr<TuneRunner> runner = options.runner ? options.runner : tune::local_runner(parallel);
-
-    // What the cost model sees of a point: the features of its loop nest at the estimated sizes.
-    autoschedule::FeatureMachine machine;
-    machine.cores = options.machine_params.parallelism;
-    machine.vector_lanes = target.natural_vector_size(Float(32));
-    machine.cache_bytes_per_core = double(options.machine_params.last_level_cache_size) /
-                                   std::max(options.machine_params.parallelism, 1);
-    std::map<std::string, std::vector<std::pair<int64_t, int64_t>>> regions;
-    for (const autoschedule::StageNode& s : analysis.stages)
-        if (s.is_output)
-            for (const std::string& name : std::set<std::string>{s.name, s.func->name})
-                for (const autoschedule::Span& span : s.region)
-                    regions[name].emplace_back(span.min, span.extent());
-    for (const auto& [name, region] : analysis.image_regions)
-        for (const autoschedule::Span& span : region) regions[name].emplace_back(span.min, span.extent());
-    const auto values = autoschedule::buffer_field_values(regions);
     Search search(space, options, [&](const SchedulePoint& p) {
-        return autoschedule::plan_features(space.plan(p), outputs, values, machine);
+        return autoschedule::plan_features(space.plan(p), outputs, session.feature_values, session.machine);
     });
 
     TuneResult result;
@@ -313,7 +229,7 @@ TuneResult autotune(Pipeline& pipeline, const TuneOptions& options) {
             const tune::Measurement& m = measured[i];
             tune::TuningRecord r;
             r.signature = signature;
-            r.target = target.to_string();
+            r.target = session.target.to_string();
             r.trial = batch[i].trial;
             r.status = tune::outcome_name(m.outcome);
             r.median_ms = m.median_ms;
@@ -338,15 +254,20 @@ TuneResult autotune(Pipeline& pipeline, const TuneOptions& options) {
             print_progress(result.trials, options.trials, result.best_ms, elapsed(),
                            options.time_budget_seconds);
     }
-    if (options.progress) std::fprintf(stderr, "\n");
+    if (options.progress && isatty(STDERR_FILENO)) std::fprintf(stderr, "\n");
     result.seconds = elapsed();
     if (!options.curve_file.empty()) write_curve(options.curve_file, result.best_ms_after_trial);
     TESSERA_USER_CHECK(result.best_trial >= 0) << "autotune: none of the " << result.trials
                                                << " schedules measured ran correctly (see the records file "
                                                   "for why); the pipeline is left as it was.";
     autoschedule::apply_plan(best_plan);
-    result.schedule_source = schedule_source(best_plan, target);
+    if (best_plan_json) *best_plan_json = tune::plan_to_json(best_plan);
+    result.schedule_source = schedule_source(best_plan, session.target);
     return result;
+}
+
+TuneResult autotune(Pipeline& pipeline, const TuneOptions& options) {
+    return tune::autotune_with_plan(pipeline, options, nullptr);
 }
 
 }  // namespace tessera

@@ -145,7 +145,9 @@ class LocalRunner : public TuneRunner {
 public:
     explicit LocalRunner(int parallel_compiles) : parallel_(std::max(parallel_compiles, 1)) {}
 
-    std::vector<Measurement> measure(MeasureSetup& setup, const std::vector<Candidate>& batch) override {
+    std::vector<Measurement> measure(
+        MeasureSetup& setup, const std::vector<Candidate>& batch,
+        std::vector<std::vector<std::vector<uint8_t>>>* outputs_wanted) override {
         std::vector<Measurement> results(batch.size());
         std::vector<std::vector<std::vector<uint8_t>>> outputs(batch.size());
         std::vector<Worker> workers(batch.size());
@@ -178,6 +180,7 @@ public:
         }
         for (Worker* w : compiled) results[w->index] = run(setup, *w, &outputs[w->index]);
         settle_reference(setup, results, outputs);
+        if (outputs_wanted) *outputs_wanted = std::move(outputs);
         return results;
     }
 

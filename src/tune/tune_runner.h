@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "tessera/autotune.h"
 #include "tune/measurement.h"
 
 namespace tessera {
@@ -14,8 +15,11 @@ public:
     virtual ~TuneRunner() = default;
     // The measurements of the batch, in its order. Where setup.reference is empty, the first
     // correct output becomes the reference, and the batch's other outputs are checked against it.
-    virtual std::vector<tune::Measurement> measure(tune::MeasureSetup& setup,
-                                                   const std::vector<tune::Candidate>& batch) = 0;
+    // `outputs`, when given, receives the outputs of the candidates measured while the reference
+    // was still empty.
+    virtual std::vector<tune::Measurement> measure(
+        tune::MeasureSetup& setup, const std::vector<tune::Candidate>& batch,
+        std::vector<std::vector<std::vector<uint8_t>>>* outputs = nullptr) = 0;
 };
 
 namespace tune {
@@ -33,6 +37,9 @@ bool decode_result(const std::vector<uint8_t>& bytes, Measurement* m,
 // ones that disagree with it are marked wrong.
 void settle_reference(MeasureSetup& setup, std::vector<Measurement>& results,
                       std::vector<std::vector<std::vector<uint8_t>>>& outputs);
+
+// autotune, also giving the fastest plan as the records keep it (for the MPI ranks to apply).
+TuneResult autotune_with_plan(Pipeline& pipeline, const TuneOptions& options, std::string* best_plan_json);
 
 }  // namespace tune
 }  // namespace tessera
