@@ -22,5 +22,5 @@ dataset="$build_dir/cost_model/dataset_seed${seed}.csv"
 # Every dataset measured so far on this machine trains the model.
 datasets=$(ls "$build_dir"/cost_model/dataset_seed*.csv | paste -sd, -)
 mkdir -p data
-"$build_dir/apps/autoscheduler/cost_model_trainer" --train="$datasets" --model=data/cost_model.ubj
+"$build_dir/apps/autoscheduler/cost_model_trainer" --train="$datasets" --depth=2 --rounds=60 --model=data/cost_model.ubj
 cmake "$build_dir" >/dev/null

@@ -38,7 +38,7 @@ struct Options {
     int pipelines = 40, schedules = 24;
     uint32_t seed = 1;
     std::string dataset, train, model;
-    int rounds = 80, depth = 6;
+    int rounds = 60, depth = 2;
 };
 
 std::string value_of(const std::string& arg, const std::string& key) { return arg.substr(key.size()); }
@@ -162,7 +162,7 @@ void measure_pipeline(int id, uint32_t seed, int schedules, std::ostream& out) {
 }
 
 struct Dataset {
-    std::vector<int> pipeline;
+    std::vector<int> pipeline, trial;
     std::vector<double> times;
     std::vector<std::vector<float>> rows;
 };
@@ -186,6 +186,7 @@ Dataset read_dataset(const std::string& files) {
             while (std::getline(fields, field, ',')) v.push_back(std::atof(field.c_str()));
             if (v.size() != 3 + autoschedule::loop_nest_feature_names().size()) continue;
             d.pipeline.push_back(offset + int(v[0]));
+            d.trial.push_back(int(v[1]));
             d.times.push_back(v[2]);
             d.rows.emplace_back(v.begin() + 3, v.end());
         }
@@ -193,21 +194,32 @@ Dataset read_dataset(const std::string& files) {
     return d;
 }
 
-// The rows of the pipelines chosen, grouped by pipeline (rows of one pipeline are consecutive).
-void select(const Dataset& d, bool held_out, std::vector<std::vector<float>>& rows,
-            std::vector<double>& times, std::vector<unsigned>& groups, std::vector<int>& ids) {
+// The rows of the pipelines chosen, grouped by pipeline (rows of one pipeline are consecutive),
+// each group with its reference: the automatic scheduler's schedule (trial 0), or its first row.
+struct Selection {
+    std::vector<std::vector<float>> rows, references;
+    std::vector<double> times;
+    std::vector<unsigned> groups;
+};
+
+Selection select(const Dataset& d, bool held_out) {
     std::map<int, std::vector<size_t>> by_pipeline;
     for (size_t i = 0; i < d.rows.size(); i++)
         if ((d.pipeline[i] % 5 == 0) == held_out) by_pipeline[d.pipeline[i]].push_back(i);
+    Selection s;
     for (const auto& [id, members] : by_pipeline) {
         if (members.size() < 2) continue;
+        size_t reference = members[0];
+        for (size_t i : members)
+            if (d.trial[i] == 0) reference = i;
         for (size_t i : members) {
-            rows.push_back(d.rows[i]);
-            times.push_back(d.times[i]);
+            s.rows.push_back(d.rows[i]);
+            s.times.push_back(d.times[i]);
         }
-        groups.push_back(unsigned(members.size()));
-        ids.push_back(id);
+        s.groups.push_back(unsigned(members.size()));
+        s.references.push_back(d.rows[reference]);
     }
+    return s;
 }
 
 int train(const Options& o) {
@@ -215,25 +227,25 @@ int train(const Options& o) {
     autoschedule::RankerTraining training;
     training.rounds = o.rounds;
     training.max_depth = o.depth;
-    std::vector<std::vector<float>> rows, test_rows;
-    std::vector<double> times, test_times;
-    std::vector<unsigned> groups, test_groups;
-    std::vector<int> ids, test_ids;
-    select(d, false, rows, times, groups, ids);
-    select(d, true, test_rows, test_times, test_groups, test_ids);
+    Selection train_set = select(d, false);
+    const Selection test_set = select(d, true);
     std::cerr << "cost_model_trainer: " << d.rows.size() << " measured schedules of "
-              << ids.size() + test_ids.size() << " pipelines; " << test_ids.size() << " pipelines held out\n";
+              << train_set.groups.size() + test_set.groups.size() << " pipelines; " << test_set.groups.size()
+              << " pipelines held out\n";
     autoschedule::LearnedCostModel model;
-    model.train(rows, times, groups, training);
+    model.train(train_set.rows, train_set.times, train_set.groups, train_set.references, training);
     // Per held-out pipeline: how the predicted order agrees with the measured one.
-    const std::vector<float> scores = test_rows.empty() ? std::vector<float>{} : model.scores(test_rows);
     std::vector<double> taus;
     size_t at = 0;
-    for (unsigned n : test_groups) {
+    for (size_t g = 0; g < test_set.groups.size(); g++) {
+        const unsigned n = test_set.groups[g];
+        const std::vector<std::vector<float>> rows(test_set.rows.begin() + std::ptrdiff_t(at),
+                                                   test_set.rows.begin() + std::ptrdiff_t(at + n));
+        const std::vector<float> scores = model.scores(rows, test_set.references[g]);
         std::vector<double> predicted, measured;
-        for (size_t i = at; i < at + n; i++) {
+        for (unsigned i = 0; i < n; i++) {
             predicted.push_back(-double(scores[i]));  // a higher score predicts a shorter time
-            measured.push_back(test_times[i]);
+            measured.push_back(test_set.times[at + i]);
         }
         taus.push_back(autoschedule::kendall_tau(predicted, measured));
         at += n;
@@ -246,10 +258,14 @@ int train(const Options& o) {
                 sorted.empty() ? 0.0 : sorted[sorted.size() / 2]);
     if (o.model.empty()) return 0;
     // The shipped model learns from every pipeline.
-    rows.insert(rows.end(), test_rows.begin(), test_rows.end());
-    times.insert(times.end(), test_times.begin(), test_times.end());
-    groups.insert(groups.end(), test_groups.begin(), test_groups.end());
-    model.train(rows, times, groups, training);
+    for (const Selection* part : {&test_set}) {
+        train_set.rows.insert(train_set.rows.end(), part->rows.begin(), part->rows.end());
+        train_set.times.insert(train_set.times.end(), part->times.begin(), part->times.end());
+        train_set.groups.insert(train_set.groups.end(), part->groups.begin(), part->groups.end());
+        train_set.references.insert(train_set.references.end(), part->references.begin(),
+                                    part->references.end());
+    }
+    model.train(train_set.rows, train_set.times, train_set.groups, train_set.references, training);
     const std::vector<char> bytes = model.to_bytes();
     std::ofstream(o.model, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
     std::printf("wrote %s: %zu bytes\n", o.model.c_str(), bytes.size());

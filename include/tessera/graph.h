@@ -19,6 +19,7 @@
 #include <variant>
 #include <vector>
 
+#include "tessera/autotune.h"
 #include "tessera/error.h"
 #include "tessera/func.h"
 #include "tessera/target.h"
@@ -233,6 +234,9 @@ struct CompileOptions {
     bool time_passes = false;
     // Times every group each time the model runs (profile_text() prints the totals).
     bool profile = false;
+    // A tuning records file (tune_model, `tessera-onnx tune`): a group whose pipeline has a record
+    // for the target runs the fastest recorded schedule instead of its operators' own. "": none.
+    std::string tuning_records;
 };
 
 struct MemoryPlanSummary {
@@ -277,5 +281,22 @@ CompiledModel compile(const Graph& g, const Target& target,
 
 // The graph after the passes compile() runs before compiling groups (for printing and tests).
 Graph optimize(const Graph& g, const Target& target, const CompileOptions& options = {});
+
+// What tuning did for one distinct group.
+struct GroupTuning {
+    std::string nodes;      // the group's operators, by node name
+    std::string signature;  // of its pipeline (tessera::pipeline_signature)
+    std::string status;     // "tuned", "already tuned" (the records had enough), or why it failed
+    int trials = 0;         // measured by this call
+    double best_ms = 0, seconds = 0;
+};
+
+// Tunes every distinct fusion group of the model as compile() with `options` makes them (groups
+// whose pipelines share a signature share their tuning; groups the user scheduled are left out),
+// appending to tuning.records_file, which must be given. tuning.trials is per group and counts
+// the records already in the file, so an interrupted run resumes; a time budget is shared out
+// among the groups left to tune. compile() with CompileOptions::tuning_records then applies them.
+std::vector<GroupTuning> tune_model(const Graph& g, const Target& target, const CompileOptions& options,
+                                    const TuneOptions& tuning);
 
 }  // namespace tessera::graph

@@ -42,23 +42,50 @@ std::map<std::string, int64_t> buffer_field_values(
     return values;
 }
 
+namespace {
+
+// What the ranker reads: the features, then their differences from the reference's.
+std::vector<float> beside_reference(const std::vector<float>& row, const std::vector<float>& reference) {
+    std::vector<float> out = row;
+    for (size_t i = 0; i < row.size(); i++)
+        out.push_back(row[i] - (i < reference.size() ? reference[i] : 0.0f));
+    return out;
+}
+
+}  // namespace
+
 LearnedCostModel LearnedCostModel::shipped() {
     LearnedCostModel model;
     const std::string_view bytes = shipped_cost_model_bytes();
     if (!bytes.empty())
         model.ranker_ = GradientBoostedRanker::from_bytes(std::vector<char>(bytes.begin(), bytes.end()),
-                                                          loop_nest_feature_names().size());
+                                                          2 * loop_nest_feature_names().size());
     return model;
 }
 
+std::vector<float> LearnedCostModel::scores(const std::vector<std::vector<float>>& rows,
+                                            const std::vector<float>& reference) const {
+    std::vector<std::vector<float>> seen;
+    for (const auto& row : rows) seen.push_back(beside_reference(row, reference));
+    return ranker_.predict(seen);
+}
+
 void LearnedCostModel::train(const std::vector<std::vector<float>>& rows, const std::vector<double>& times,
-                             const std::vector<unsigned>& groups, const RankerTraining& training) {
-    TESSERA_INTERNAL_CHECK(rows.size() == times.size()) << "cost model: rows and times differ in number";
+                             const std::vector<unsigned>& groups,
+                             const std::vector<std::vector<float>>& references,
+                             const RankerTraining& training) {
+    TESSERA_INTERNAL_CHECK(rows.size() == times.size() && groups.size() == references.size())
+        << "cost model: rows and times, or groups and references, differ in number";
+    std::vector<std::vector<float>> seen;
+    size_t at = 0;
+    for (size_t g = 0; g < groups.size(); g++)
+        for (unsigned k = 0; k < groups[g]; k++, at++)
+            seen.push_back(beside_reference(rows[at], references[g]));
     // The faster, the higher: ranks are what the pairwise loss compares.
     std::vector<float> labels;
     for (double t : times) labels.push_back(float(-std::log2(std::max(t, 1e-9))));
     GradientBoostedRanker fresh;
-    fresh.train(rows, labels, groups, training);
+    fresh.train(seen, labels, groups, training);
     ranker_ = std::move(fresh);
 }
 

@@ -33,14 +33,18 @@ public:
     static LearnedCostModel shipped();
 
     bool trained() const { return ranker_.trained(); }
+    // Scores for candidate schedules of one pipeline, given the features of a reference schedule
+    // of it (the automatic scheduler's): the model sees each row beside its difference from the
+    // reference, so that what it learned on some pipelines carries over to others of other sizes.
     // Higher is faster; only the order among the schedules of one pipeline means anything.
-    std::vector<float> scores(const std::vector<std::vector<float>>& rows) const {
-        return ranker_.predict(rows);
-    }
+    std::vector<float> scores(const std::vector<std::vector<float>>& rows,
+                              const std::vector<float>& reference) const;
     // Trains afresh on the measurements given, which hold the schedules of one pipeline or several
-    // (`groups`: how many consecutive rows each has); times in any unit.
+    // (`groups`: how many consecutive rows each has; `references`: each group's reference row);
+    // times in any unit.
     void train(const std::vector<std::vector<float>>& rows, const std::vector<double>& times,
-               const std::vector<unsigned>& groups, const RankerTraining& training = {});
+               const std::vector<unsigned>& groups, const std::vector<std::vector<float>>& references,
+               const RankerTraining& training = {});
     std::vector<char> to_bytes() const { return ranker_.to_bytes(); }
 
 private:

@@ -12,6 +12,13 @@
 namespace tessera::autoschedule {
 namespace {
 
+// The math functions that cost far more than an addition.
+bool is_math(ir::Intrinsic i) {
+    using I = ir::Intrinsic;
+    return i == I::Sqrt || i == I::Exp || i == I::Log || i == I::Pow || i == I::Sin || i == I::Cos || i == I::Tan ||
+           i == I::Tanh;
+}
+
 // The loops each variable depends on: a loop's own variable, and the lets computed from them
 // (after lowering, indices read the lets that splits define, not the loop variables).
 using LoopDependences = std::map<std::string, std::set<std::string>>;
@@ -48,7 +55,7 @@ private:
 #undef TESSERA_COUNT_OP
 
     void visit(const ir::Call* op) override {
-        if (op->call_type == ir::CallType::Extern) transcendental++;
+        if (op->call_type == ir::CallType::Extern || is_math(op->intrinsic)) transcendental++;
         ops += op->type.lanes();
         ir::Visitor::visit(op);
     }

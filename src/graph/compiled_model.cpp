@@ -72,6 +72,9 @@ std::shared_ptr<CompiledModelContents> build(const Graph& g, const Target& targe
     });
     // Each signature's pipeline is defined here, in order (a user's schedule runs on this thread),
     // and compiled with the others at once.
+    const std::vector<tune::TuningRecord> records = options.tuning_records.empty()
+                                                        ? std::vector<tune::TuningRecord>{}
+                                                        : tune::read_records(options.tuning_records);
     std::map<std::string, std::shared_ptr<GroupPipeline>> by_signature;
     std::vector<std::shared_ptr<GroupPipeline>> defined;
     std::vector<std::string> names;
@@ -83,7 +86,7 @@ std::shared_ptr<CompiledModelContents> build(const Graph& g, const Target& targe
             (user_schedule ? "user schedule " + std::to_string(&group - &groups[0]) : "");
         std::shared_ptr<GroupPipeline>& p = by_signature[signature];
         if (!p) {
-            p = define_group(m->graph, group, target, user_schedule);
+            p = define_group(m->graph, group, target, user_schedule, records.empty() ? nullptr : &records);
             defined.push_back(p);
             names.push_back("compile group");
             for (int n : group.nodes) names.back() += " " + m->graph.nodes[n].op;
@@ -172,6 +175,8 @@ std::string CompiledModel::groups_text() const {
         for (int n : group.nodes) out << " " << g.nodes[n].op;
         out << " ->";
         for (int id : group.outputs) out << " " << g.values[id].name;
+        const std::string& origin = contents_->groups[i].pipeline->schedule_origin;
+        if (origin != "operator") out << " (" << origin << " schedule)";
         out << "\n";
     }
     return out.str();

@@ -34,6 +34,17 @@ TensorFunc copy_of(const TensorFunc& t, const std::string& name) {
     return define_tensor(name, t.type, t.shape, [&](const std::vector<Expr>& i) { return t(i); });
 }
 
+// The region of a tensor of this shape (outermost first), as estimates list it (innermost first);
+// empty for a tensor without elements, which has no estimate to give.
+Region estimated_region(const std::vector<int64_t>& shape) {
+    Region region;
+    for (auto it = shape.rbegin(); it != shape.rend(); ++it) {
+        if (*it <= 0) return {};
+        region.push_back(Range(0, int(*it)));
+    }
+    return region;
+}
+
 }  // namespace
 
 std::string group_signature(const Graph& g, const FusionGroup& group) {
@@ -75,45 +86,54 @@ GroupSchedule user_schedule_of(const Graph& g, const FusionGroup& group, const C
     return {};
 }
 
-std::shared_ptr<GroupPipeline> define_group(const Graph& g, const FusionGroup& group, const Target& target,
-                                            const GroupSchedule& user_schedule) {
-    const auto start = std::chrono::steady_clock::now();
-    auto result = std::make_shared<GroupPipeline>();
+GroupDefinition define_group_funcs(const Graph& g, const FusionGroup& group, const Target& target) {
+    GroupDefinition d;
+    d.result = std::make_shared<GroupPipeline>();
     std::map<int, TensorFunc> tensors;
     for (size_t i = 0; i < group.inputs.size(); i++) {
         const Value& v = g.values[group.inputs[i]];
         const std::string name = "input" + std::to_string(i);
         if (is_literal_constant(v)) {
             tensors[group.inputs[i]] = literal_tensor(v, name);
-            result->params.emplace_back();
+            d.result->params.emplace_back();
             continue;
         }
         ParamTensor p = param_tensor(v, name);
+        if (const Region r = estimated_region(static_shape(v)); !r.empty()) p.param.set_estimates(r);
         tensors[group.inputs[i]] = p.tensor;
-        result->params.push_back(p.param);
+        d.result->params.push_back(p.param);
     }
-    std::function<void(const Func&, const std::vector<int64_t>&, const Target&)> group_schedule;
     for (int n : group.nodes) {
         const Node& node = g.nodes[n];
         std::vector<TensorFunc> inputs;
         for (int id : node.inputs) inputs.push_back(id < 0 ? TensorFunc{} : tensors.at(id));
         OpResult r = define_node(g, node, inputs, target);
         for (size_t i = 0; i < node.outputs.size(); i++) tensors[node.outputs[i]] = r.outputs[i];
-        if (n == group.nodes[0]) group_schedule = r.schedule;
+        if (n == group.nodes[0]) d.operator_schedule = r.schedule;
     }
-    std::vector<Func> outputs;
-    std::vector<std::vector<int64_t>> shapes;
     for (int id : group.outputs) {
         TensorFunc t = tensors.at(id);
         bool reused = false;
-        for (const Func& f : outputs) reused = reused || f.name() == t.func.name();
+        for (const Func& f : d.outputs) reused = reused || f.name() == t.func.name();
         for (const auto& [in, tf] : tensors)
             if (std::find(group.inputs.begin(), group.inputs.end(), in) != group.inputs.end())
                 reused = reused || tf.func.name() == t.func.name();
-        if (reused) t = copy_of(t, "output" + std::to_string(outputs.size()));
-        outputs.push_back(t.func);
-        shapes.push_back(t.shape);
+        if (reused) t = copy_of(t, "output" + std::to_string(d.outputs.size()));
+        if (const Region r = estimated_region(t.shape); !r.empty()) t.func.set_estimates(r);
+        d.outputs.push_back(t.func);
+        d.shapes.push_back(t.shape);
     }
+    return d;
+}
+
+std::shared_ptr<GroupPipeline> define_group(const Graph& g, const FusionGroup& group, const Target& target,
+                                            const GroupSchedule& user_schedule,
+                                            const std::vector<tune::TuningRecord>* records) {
+    const auto start = std::chrono::steady_clock::now();
+    GroupDefinition d = define_group_funcs(g, group, target);
+    std::vector<Func>& outputs = d.outputs;
+    const std::vector<std::vector<int64_t>>& shapes = d.shapes;
+    Pipeline unscheduled(outputs);
     if (user_schedule) {
         TESSERA_USER_CHECK(outputs.size() == 1)
             << "a schedule was given for node " << g.nodes[group.nodes[0]].name << ", whose group has "
@@ -122,18 +142,22 @@ std::shared_ptr<GroupPipeline> define_group(const Graph& g, const FusionGroup& g
         for (const auto& f : lowering::pipeline_functions({outputs[0].function()}))
             context.funcs[f->name] = Func(f);
         user_schedule(context);
-    } else if (group_schedule && outputs.size() == 1) {
-        group_schedule(outputs[0], shapes[0], target);
+        d.result->schedule_origin = "user";
+    } else if (records &&
+               tune::apply_records(unscheduled, *records, target, "CompileOptions::tuning_records")) {
+        d.result->schedule_origin = "tuned";
+    } else if (d.operator_schedule && outputs.size() == 1) {
+        d.operator_schedule(outputs[0], shapes[0], target);
     } else {
         for (size_t i = 0; i < outputs.size(); i++) {
             if (outputs.size() > 1) outputs[i].compute_root();
             schedule_elementwise(outputs[i], shapes[i], target);
         }
     }
-    result->pipeline = Pipeline(outputs);
-    result->compile_ms =
+    d.result->pipeline = Pipeline(outputs);
+    d.result->compile_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    return result;
+    return d.result;
 }
 
 void compile_groups(const std::vector<std::shared_ptr<GroupPipeline>>& pipelines, const Target& target) {

@@ -1,17 +1,21 @@
 #pragma once
 // Compiling a fused group into one Tessera pipeline.
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "graph/fusion_group.h"
 #include "tessera/tessera.h"
+#include "tune/tuning_records.h"
 
 namespace tessera::graph {
 
 struct GroupPipeline {
     Pipeline pipeline;
+    // Where its schedule came from: the operators' own ("operator"), the user's, or tuning records.
+    std::string schedule_origin = "operator";
     // One per input of the group, in order; undefined where the input is a one-element constant,
     // which the definition holds as a literal.
     std::vector<ImageParam> params;
@@ -22,11 +26,23 @@ struct GroupPipeline {
 // attributes and how they connect, the types and shapes, and the values of small constants.
 std::string group_signature(const Graph& g, const FusionGroup& group);
 
-// Defines the group's nodes as Funcs over ImageParams for its inputs and schedules them; the
-// pipeline is compiled by compile_groups. A user's schedule (CompileOptions::schedules) for a node
-// of the group replaces the operators'.
+// The group's nodes defined as Funcs over ImageParams for its inputs, unscheduled, with the
+// estimates of their static shapes (what automatic scheduling and tuning need), and the schedule
+// its first operator would give it.
+struct GroupDefinition {
+    std::shared_ptr<GroupPipeline> result;  // its params; its pipeline not yet made
+    std::vector<Func> outputs;
+    std::vector<std::vector<int64_t>> shapes;  // of the outputs, outermost first
+    std::function<void(const Func&, const std::vector<int64_t>&, const Target&)> operator_schedule;
+};
+GroupDefinition define_group_funcs(const Graph& g, const FusionGroup& group, const Target& target);
+
+// Defines the group's nodes and schedules them; the pipeline is compiled by compile_groups. A
+// user's schedule (CompileOptions::schedules) for a node of the group replaces the operators';
+// else the fastest tuning record for the group's pipeline, if `records` has one for the target.
 std::shared_ptr<GroupPipeline> define_group(const Graph& g, const FusionGroup& group, const Target& target,
-                                            const GroupSchedule& user_schedule = {});
+                                            const GroupSchedule& user_schedule = {},
+                                            const std::vector<tune::TuningRecord>* records = nullptr);
 
 // Compiles the pipelines for target, one per core at a time: the lowering and the LLVM modules of
 // two pipelines share nothing. Adds each pipeline's compile time to its compile_ms. A pipeline

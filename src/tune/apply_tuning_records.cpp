@@ -1,8 +1,10 @@
 // Pipeline::apply_tuning_records: the fastest recorded schedule for this pipeline and target.
 
+#include <algorithm>
 #include <iostream>
 
 #include "schedule/auto/pipeline_analysis.h"
+#include "tessera/autotune.h"
 #include "tessera/pipeline.h"
 #include "tune/pipeline_signature.h"
 #include "tune/plan_json.h"
@@ -11,24 +13,21 @@
 
 namespace tessera {
 
-bool Pipeline::apply_tuning_records(const std::string& records_file, const Target& requested) {
-    TESSERA_USER_CHECK(defined()) << "apply_tuning_records on an empty Pipeline.";
+bool tune::apply_records(Pipeline& pipeline, const std::vector<TuningRecord>& all, const Target& target,
+                         const std::string& source) {
     std::vector<std::shared_ptr<lang::FunctionContents>> outs;
-    for (const Func& f : outputs()) outs.push_back(f.function());
-    const Target target = requested.defined() ? requested : get_jit_target_from_environment();
-    const std::string signature = tune::signature_of(outs);
+    for (const Func& f : pipeline.outputs()) outs.push_back(f.function());
+    const std::string signature = signature_of(outs);
     // From the fastest down: a record that does not fit this pipeline gives way to the next.
-    std::vector<tune::TuningRecord> records = tune::read_records(records_file);
-    std::erase_if(records, [&](const tune::TuningRecord& r) {
-        return !r.ok() || r.signature != signature || r.target != target.to_string();
-    });
-    std::stable_sort(
-        records.begin(), records.end(),
-        [](const tune::TuningRecord& a, const tune::TuningRecord& b) { return a.median_ms < b.median_ms; });
+    std::vector<TuningRecord> records;
+    for (const TuningRecord& r : all)
+        if (r.ok() && r.signature == signature && r.target == target.to_string()) records.push_back(r);
+    std::stable_sort(records.begin(), records.end(),
+                     [](const TuningRecord& a, const TuningRecord& b) { return a.median_ms < b.median_ms; });
     const auto funcs = autoschedule::pipeline_funcs(outs);
-    for (const tune::TuningRecord& r : records) {
+    for (const TuningRecord& r : records) {
         std::string why;
-        auto plan = tune::plan_from_json(r.schedule, funcs, &why);
+        auto plan = plan_from_json(r.schedule, funcs, &why);
         if (plan) {
             const autoschedule::ScheduleSnapshot saved(*plan);
             try {
@@ -39,8 +38,24 @@ bool Pipeline::apply_tuning_records(const std::string& records_file, const Targe
                 why = e.what();
             }
         }
-        std::cerr << "tessera: warning: tuning records " << records_file << ", trial " << r.trial
+        std::cerr << "tessera: warning: tuning records " << source << ", trial " << r.trial
                   << ": its schedule does not apply to this pipeline (" << why << "); it is ignored.\n";
+    }
+    return false;
+}
+
+bool Pipeline::apply_tuning_records(const std::string& records_file, const Target& requested) {
+    TESSERA_USER_CHECK(defined()) << "apply_tuning_records on an empty Pipeline.";
+    const Target target = requested.defined() ? requested : get_jit_target_from_environment();
+    const std::vector<tune::TuningRecord> records = tune::read_records(records_file);
+    if (tune::apply_records(*this, records, target, records_file)) return true;
+    const size_t successful =
+        std::count_if(records.begin(), records.end(), [](const tune::TuningRecord& r) { return r.ok(); });
+    if (successful > 0) {
+        std::cerr << "tessera: warning: tuning records " << records_file << ": none of its " << successful
+                  << " successful records is for this pipeline (signature " << pipeline_signature(*this)
+                  << ") on " << target.to_string()
+                  << "; the pipeline keeps its schedule. Tune it (autotune) for this target.\n";
     }
     return false;
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -67,7 +68,7 @@ public:
         if (!guided || int(pool.size()) <= count) return keep(pool, count);
         std::vector<std::vector<float>> rows;
         for (const SchedulePoint& p : pool) rows.push_back(featurize_(p));
-        const std::vector<float> scores = model_.scores(rows);
+        const std::vector<float> scores = model_.scores(rows, reference());
         std::vector<size_t> order(pool.size());
         for (size_t i = 0; i < order.size(); i++) order[i] = i;
         std::stable_sort(order.begin(), order.end(),
@@ -98,11 +99,17 @@ public:
         autoschedule::RankerTraining training;
         training.rounds = 40;
         training.seed = options_.seed;
-        model_.train(rows, times, {unsigned(rows.size())}, training);
+        model_.train(rows, times, {unsigned(rows.size())}, {reference()}, training);
     }
 
 private:
     static constexpr int candidates_per_measurement = 8;
+
+    // The features of the automatic scheduler's point, which the model compares the others with.
+    const std::vector<float>& reference() {
+        if (reference_.empty()) reference_ = featurize_(space_.initial());
+        return reference_;
+    }
 
     // Points of the space not proposed before (for the first batch, the scheduler's own first).
     std::vector<SchedulePoint> fresh_points(int count) {
@@ -159,6 +166,7 @@ private:
     std::set<std::string> proposed_;
     std::vector<Measured> measured_;
     std::map<std::string, std::vector<float>> features_;
+    std::vector<float> reference_;
 };
 
 // One line that a terminal rewrites in place; elsewhere (a log), a line per batch.
@@ -209,8 +217,15 @@ TuneResult tune::autotune_with_plan(Pipeline& pipeline, const TuneOptions& optio
                              ? options.parallel_compiles
                              : int(std::max(1u, std::thread::hardware_concurrency()));
     std::shared_ptr<TuneRunner> runner = options.runner ? options.runner : tune::local_runner(parallel);
+    // A point whose loop nest cannot be lowered (it will fail to compile too) has no features: NaN
+    // is what XGBoost reads as missing.
     Search search(space, options, [&](const SchedulePoint& p) {
-        return autoschedule::plan_features(space.plan(p), outputs, session.feature_values, session.machine);
+        try {
+            return autoschedule::plan_features(space.plan(p), outputs, session.feature_values,
+                                               session.machine);
+        } catch (const std::exception&) {
+            return std::vector<float>(autoschedule::loop_nest_feature_names().size(), std::nanf(""));
+        }
     });
 
     TuneResult result;

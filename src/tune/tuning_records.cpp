@@ -51,6 +51,17 @@ std::optional<TuningRecord> parse_record(const std::string& line, std::string* w
     return r;
 }
 
+// Whether the file is missing, empty, or ends with a newline: a run that was killed may have left
+// half a line, which the next record must not be glued to.
+bool ends_a_line(const std::string& path) {
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in || in.tellg() <= 0) return true;
+    in.seekg(-1, std::ios::end);
+    char last = 0;
+    in.get(last);
+    return last == '\n';
+}
+
 }  // namespace
 
 std::string record_line(const TuningRecord& r) {
@@ -84,7 +95,9 @@ std::vector<TuningRecord> read_records(const std::string& path) {
 }
 
 void append_record(const std::string& path, const TuningRecord& r) {
+    const bool fresh_line = ends_a_line(path);
     std::ofstream out(path, std::ios::app);
+    if (!fresh_line) out << "\n";
     TESSERA_USER_CHECK(out) << "autotune: cannot open the records file '" << path << "' to append to it.";
     out << record_line(r) << "\n";
     out.flush();

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/pipeline.h"
 #include "util/json.h"
 
 namespace tessera::tune {
@@ -39,5 +40,10 @@ void append_record(const std::string& path, const TuningRecord& r);
 // The fastest successful record for the signature and target, if any.
 std::optional<TuningRecord> best_record(const std::vector<TuningRecord>& records,
                                         const std::string& signature, const std::string& target);
+
+// Applies the fastest record in `records` that fits the pipeline and the target; whether one did.
+// Records that fit but do not apply are passed over with a warning naming `source`.
+bool apply_records(Pipeline& pipeline, const std::vector<TuningRecord>& records, const Target& target,
+                   const std::string& source);
 
 }  // namespace tessera::tune

@@ -7,7 +7,9 @@
 
 #include <tessera/tessera.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -15,6 +17,7 @@
 #include <thread>
 
 #include "../scratch_files.h"
+#include "schedule/auto/schedule_space.h"
 
 using namespace tessera;
 
@@ -197,4 +200,44 @@ TEST_CASE("autotune needs estimates and positive options") {
     CHECK_THROWS_AS(autotune(p, options), CompileError);
     options.trials = 0;
     CHECK_THROWS_AS(autotune(p, options), CompileError);
+}
+
+TEST_CASE("points of the tuner's space, many mutations from the scheduler's, compute the default's bits") {
+    const Buffer<float> image = random_image(Sharpen::width, Sharpen::height, 4);
+    const Buffer<float> expected = Sharpen().run(image);
+    // A matrix product too, whose update has register tiles to vary.
+    const int n = 37;
+    Buffer<float> a = random_image(n, n, 5), b = random_image(n, n, 6);
+    auto matmul = [&] {
+        Func c("c");
+        Var x("x"), y("y");
+        RDom k(0, n, "k");
+        c(x, y) = 0.0f;
+        c(x, y) += a(k, y) * b(x, k);
+        c.set_estimates({{0, n}, {0, n}});
+        return c;
+    };
+    const Buffer<float> product = matmul().realize({n, n});
+    std::mt19937_64 rng(9);
+    for (int trial = 0; trial < 6; trial++) {
+        Sharpen s;
+        const std::vector<std::shared_ptr<lang::FunctionContents>> outputs{s.output.function()};
+        const autoschedule::ScheduleSpace space(outputs, get_host_target(), MachineParams(4, 8 << 20, 40));
+        autoschedule::SchedulePoint p = space.initial();
+        for (int step = 0; step < 4 * (trial + 1); step++) p = space.mutate(p, rng);
+        autoschedule::apply_plan(space.plan(p));
+        CAPTURE(p.key());
+        CHECK(same_bits(s.run(image), expected));
+
+        Func c = matmul();
+        const autoschedule::ScheduleSpace matmul_space({c.function()}, get_host_target(),
+                                                       MachineParams(4, 8 << 20, 40));
+        autoschedule::SchedulePoint q = matmul_space.initial();
+        for (int step = 0; step < 4 * (trial + 1); step++) q = matmul_space.mutate(q, rng);
+        autoschedule::apply_plan(matmul_space.plan(q));
+        CAPTURE(q.key());
+        const Buffer<float> got = c.realize({n, n});
+        for (int y = 0; y < n; y++)
+            for (int x = 0; x < n; x++) REQUIRE(got(x, y) == product(x, y));
+    }
 }

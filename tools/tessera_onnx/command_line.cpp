@@ -33,6 +33,21 @@ std::vector<int64_t> parse_shape(const std::string& text) {
     return shape;
 }
 
+// "90", "90s", "30m" or "2h": seconds.
+double parse_duration(const std::string& text) {
+    size_t used = 0;
+    double x = -1;
+    try {
+        x = std::stod(text, &used);
+    } catch (const std::exception&) {
+    }
+    const std::string unit = text.substr(std::min(used, text.size()));
+    const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : -1;
+    if (!(x > 0) || scale < 0)
+        throw std::invalid_argument("--time-budget takes a duration such as 90s, 30m or 2h, not " + text);
+    return x * scale;
+}
+
 }  // namespace
 
 Options parse_options(int argc, char** argv, int first) {
@@ -72,6 +87,23 @@ Options parse_options(int argc, char** argv, int first) {
             if (used != text.size() || !(x >= 0))
                 throw std::invalid_argument(arg + " takes a tolerance, not " + text);
             (arg == "--rtol" ? o.rtol : o.atol) = x;
+        } else if (arg == "--records") {
+            o.records = value();
+        } else if (arg == "--curve") {
+            o.curve = value();
+        } else if (arg == "--trials") {
+            const std::string n = value();
+            size_t used = 0;
+            int trials = -1;
+            try {
+                trials = std::stoi(n, &used);
+            } catch (const std::exception&) {
+            }
+            if (used != n.size() || trials < 1)
+                throw std::invalid_argument("--trials takes a positive number of trials, not " + n);
+            o.trials = trials;
+        } else if (arg == "--time-budget") {
+            o.time_budget = parse_duration(value());
         } else if (arg == "--report") {
             o.report = value();
         } else if (arg == "--profile") {

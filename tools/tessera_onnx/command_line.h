@@ -16,6 +16,10 @@ struct Options {
     int time_runs = 0;                                   // --time N
     double rtol = 1e-3, atol = 1e-4;                     // --rtol, --atol (compare)
     std::string report;                                  // --report FILE (test): results by operator
+    std::string records;     // --records FILE: tuning records (tune writes them; run, info apply them)
+    int trials = 100;        // --trials N (tune): per distinct group
+    double time_budget = 0;  // --time-budget 30m (tune): seconds, 0 for none
+    std::string curve;       // --curve FILE.csv (tune): each group's best time against trials
     bool verbose = false;
     bool profile = false;  // --profile (run --time): time per group                                //
                            // --verbose: compile times per pass and group

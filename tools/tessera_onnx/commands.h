@@ -9,5 +9,6 @@ int run_command(const Options& options);      // run MODEL.onnx --input NAME=FIL
 int test_command(const Options& options);     // test DIR...
 int info_command(const Options& options);     // info MODEL.onnx [--shape NAME=SHAPE]
 int compare_command(const Options& options);  // compare A.pb B.pb
+int tune_command(const Options& options);     // tune MODEL.onnx --records FILE [--trials N] [--time-budget T]
 
 }  // namespace tessera_onnx

@@ -12,6 +12,7 @@ int info_command(const Options& o) {
     CompileOptions options;
     options.input_shapes = o.shapes;
     options.time_passes = o.verbose;
+    options.tuning_records = o.records;
     CompiledModel model = compile(load_onnx(o.positional[0]), tessera::get_host_target(), options);
     std::printf("optimized graph:\n%s\n", model.optimized_graph().to_string().c_str());
     std::printf("fusion groups (%d, %d distinct pipelines):\n%s\n", model.groups(),

@@ -38,6 +38,7 @@ int run_command(const Options& o) {
     options.keep = o.keep;
     options.time_passes = o.verbose;
     options.profile = o.profile;
+    options.tuning_records = o.records;
     for (const auto& [name, file] : o.inputs) {
         inputs[name] = read_tensor_proto(file);
         if (!options.input_shapes.count(name)) options.input_shapes[name] = inputs[name].shape();
