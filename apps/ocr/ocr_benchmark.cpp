@@ -13,6 +13,8 @@
 //   --threads=T      threads for both runtimes (default 1)
 //   --size=HxW       the input's height and width (default 640x640)
 //   --model=PATH     the detector (default: the one the install script puts in third_party/npm)
+//   --records=FILE   also a row ocr_det/tessera_tuned: the model compiled with tuning records
+//                    (tessera-onnx tune), its outputs checked against the untuned model's
 
 #include <benchmark/benchmark.h>
 #include <tessera/graph.h>
@@ -20,10 +22,12 @@
 #include <tessera/tessera.h>
 
 #include <unistd.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -37,6 +41,7 @@ using namespace tessera;
 struct Options {
     int threads = 1, height = 640, width = 640;
     std::string model = TESSERA_OCR_DETECTOR_MODEL;
+    std::string records;
 } options;
 
 // Takes this program's options out of argv, leaving Google Benchmark's.
@@ -50,6 +55,8 @@ void parse_options(int& argc, char** argv) {
             std::sscanf(arg.c_str() + 7, "%dx%d", &options.height, &options.width);
         else if (arg.rfind("--model=", 0) == 0)
             options.model = arg.substr(8);
+        else if (arg.rfind("--records=", 0) == 0)
+            options.records = arg.substr(10);
         else
             argv[kept++] = argv[i];
     }
@@ -62,6 +69,20 @@ graph::Tensor random_input() {
     std::uniform_real_distribution<float> dist(-2.0f, 2.0f);
     for (int64_t i = 0; i < t.elements(); i++) t.data<float>()[i] = dist(rng);
     return t;
+}
+
+// The largest difference between two runs' outputs, relative to the larger magnitude (at least 1).
+double largest_difference(const std::map<std::string, graph::Tensor>& a,
+                          const std::map<std::string, graph::Tensor>& b) {
+    double worst = 0;
+    for (const auto& [name, t] : a) {
+        const graph::Tensor& u = b.at(name);
+        for (int64_t i = 0; i < t.elements(); i++) {
+            const double x = t.data<float>()[i], y = u.data<float>()[i];
+            worst = std::max(worst, std::fabs(x - y) / std::max({1.0, std::fabs(x), std::fabs(y)}));
+        }
+    }
+    return worst;
 }
 
 std::string size_text() { return std::to_string(options.height) + "x" + std::to_string(options.width); }
@@ -95,6 +116,23 @@ int main(int argc, char** argv) {
         for (auto _ : state) model.run({{"x", input}});
         state.counters["compile_s"] = model.compile_seconds();
     })->Unit(benchmark::kMillisecond);
+    graph::CompiledModel tuned;
+    if (!options.records.empty()) {
+        compile_options.tuning_records = options.records;
+        tuned = graph::compile(graph::load_onnx(options.model), get_host_target(), compile_options);
+        const double difference = largest_difference(tuned.run({{"x", input}}), model.run({{"x", input}}));
+        std::fprintf(
+            stderr,
+            "ocr_benchmark: the tuned model's outputs differ from the untuned one's by %.2g at most\n",
+            difference);
+        if (!(difference <= 1e-4)) return 1;
+        benchmark::RegisterBenchmark(("ocr_det/tessera_tuned" + suffix).c_str(),
+                                     [&](benchmark::State& state) {
+                                         for (auto _ : state) tuned.run({{"x", input}});
+                                         state.counters["compile_s"] = tuned.compile_seconds();
+                                     })
+            ->Unit(benchmark::kMillisecond);
+    }
     if (peer->error().empty()) {
         benchmark::RegisterBenchmark(("ocr_det/onnxruntime" + suffix).c_str(),
                                      [&](benchmark::State& state) {

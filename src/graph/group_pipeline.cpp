@@ -126,6 +126,17 @@ GroupDefinition define_group_funcs(const Graph& g, const FusionGroup& group, con
     return d;
 }
 
+void apply_operator_schedule(GroupDefinition& d, const Target& target) {
+    if (d.operator_schedule && d.outputs.size() == 1) {
+        d.operator_schedule(d.outputs[0], d.shapes[0], target);
+        return;
+    }
+    for (size_t i = 0; i < d.outputs.size(); i++) {
+        if (d.outputs.size() > 1) d.outputs[i].compute_root();
+        schedule_elementwise(d.outputs[i], d.shapes[i], target);
+    }
+}
+
 std::shared_ptr<GroupPipeline> define_group(const Graph& g, const FusionGroup& group, const Target& target,
                                             const GroupSchedule& user_schedule,
                                             const std::vector<tune::TuningRecord>* records) {
@@ -146,13 +157,8 @@ std::shared_ptr<GroupPipeline> define_group(const Graph& g, const FusionGroup& g
     } else if (records &&
                tune::apply_records(unscheduled, *records, target, "CompileOptions::tuning_records")) {
         d.result->schedule_origin = "tuned";
-    } else if (d.operator_schedule && outputs.size() == 1) {
-        d.operator_schedule(outputs[0], shapes[0], target);
     } else {
-        for (size_t i = 0; i < outputs.size(); i++) {
-            if (outputs.size() > 1) outputs[i].compute_root();
-            schedule_elementwise(outputs[i], shapes[i], target);
-        }
+        apply_operator_schedule(d, target);
     }
     d.result->pipeline = Pipeline(outputs);
     d.result->compile_ms =

@@ -36,6 +36,8 @@ struct GroupDefinition {
     std::function<void(const Func&, const std::vector<int64_t>&, const Target&)> operator_schedule;
 };
 GroupDefinition define_group_funcs(const Graph& g, const FusionGroup& group, const Target& target);
+// The schedule the group's operators give it (elementwise, for groups of several outputs).
+void apply_operator_schedule(GroupDefinition& d, const Target& target);
 
 // Defines the group's nodes and schedules them; the pipeline is compiled by compile_groups. A
 // user's schedule (CompileOptions::schedules) for a node of the group replaces the operators';

@@ -8,8 +8,11 @@
 
 #include "graph/group_pipeline.h"
 #include "graph/passes/fuse_operators.h"
+#include "tune/tune_runner.h"
 #include "tune/tuning_records.h"
+#include "tune/tuning_session.h"
 #include "util/error_stream.h"
+#include "util/json.h"
 
 namespace tessera::graph {
 namespace {
@@ -37,6 +40,29 @@ std::string group_curve_file(const std::string& file, size_t group) {
                : file.substr(0, dot) + suffix + file.substr(dot);
 }
 
+// The operators' own schedule of the group, measured as tuned candidates are and recorded as the
+// baseline they must beat (compile() keeps it where no tuned record is faster).
+void record_operator_schedule(const Graph& g, const FusionGroup& group, const Target& target,
+                              const std::string& signature, const TuneOptions& tuning) {
+    GroupDefinition d = define_group_funcs(g, group, target);
+    apply_operator_schedule(d, target);
+    Pipeline pipeline(d.outputs);
+    TuneOptions o = tuning;
+    o.target = target;
+    tune::TuningSession session(pipeline, o);
+    tune::MeasureSetup setup = session.setup;
+    const tune::Measurement m = tune::local_runner(1)->measure(setup, {tune::Candidate{-1, {}}})[0];
+    tune::TuningRecord r;
+    r.signature = signature;
+    r.target = target.to_string();
+    r.trial = -1;
+    r.status = tune::outcome_name(m.outcome);
+    r.median_ms = m.median_ms;
+    r.times_ms = m.times_ms;
+    r.schedule_json = json::quote(tune::operator_schedule);
+    tune::append_record(tuning.records_file, r);
+}
+
 }  // namespace
 
 std::vector<GroupTuning> tune_model(const Graph& g, const Target& target, const CompileOptions& options,
@@ -57,6 +83,7 @@ std::vector<GroupTuning> tune_model(const Graph& g, const Target& target, const 
     std::vector<Pending> pending;
     std::vector<GroupTuning> reports;
     std::set<std::string> seen;
+    std::vector<const FusionGroup*> pending_groups;
     for (const FusionGroup& group : groups) {
         if (user_schedule_of(optimized, group, options)) continue;
         GroupDefinition d = define_group_funcs(optimized, group, target);
@@ -70,6 +97,7 @@ std::vector<GroupTuning> tune_model(const Graph& g, const Target& target, const 
             continue;
         }
         pending.push_back({std::move(d), report});
+        pending_groups.push_back(&group);
     }
     for (size_t i = 0; i < pending.size(); i++) {
         auto& [d, report] = pending[i];
@@ -89,6 +117,8 @@ std::vector<GroupTuning> tune_model(const Graph& g, const Target& target, const 
                          report.nodes.c_str());
         Pipeline pipeline(d.outputs);
         try {
+            if (done == recorded.end())
+                record_operator_schedule(optimized, *pending_groups[i], target, report.signature, o);
             const TuneResult r = autotune(pipeline, o);
             report.status = "tuned";
             report.trials = r.trials;

@@ -26,6 +26,7 @@ bool tune::apply_records(Pipeline& pipeline, const std::vector<TuningRecord>& al
                      [](const TuningRecord& a, const TuningRecord& b) { return a.median_ms < b.median_ms; });
     const auto funcs = autoschedule::pipeline_funcs(outs);
     for (const TuningRecord& r : records) {
+        if (r.schedule.is(json::Value::Kind::String) && r.schedule.string == operator_schedule) return false;
         std::string why;
         auto plan = plan_from_json(r.schedule, funcs, &why);
         if (plan) {

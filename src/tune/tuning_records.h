@@ -41,8 +41,14 @@ void append_record(const std::string& path, const TuningRecord& r);
 std::optional<TuningRecord> best_record(const std::vector<TuningRecord>& records,
                                         const std::string& signature, const std::string& target);
 
+// The schedule of a record that measured the schedule the pipeline's own code gives it (the graph
+// layer's operators'), the baseline that tuned schedules must beat: "schedule":"operator".
+constexpr const char* operator_schedule = "operator";
+
 // Applies the fastest record in `records` that fits the pipeline and the target; whether one did.
-// Records that fit but do not apply are passed over with a warning naming `source`.
+// Where that is an operator_schedule record, nothing is applied (false): the pipeline's own
+// schedule is the fastest known. Records that fit but do not apply are passed over with a warning
+// naming `source`.
 bool apply_records(Pipeline& pipeline, const std::vector<TuningRecord>& records, const Target& target,
                    const std::string& source);
 
