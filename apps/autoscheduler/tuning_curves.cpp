@@ -89,7 +89,8 @@ int main(int argc, char** argv) {
         }
     }
     std::filesystem::create_directories(out);
-    const std::map<std::string, std::function<Pipeline()>> builders = {{"sgemm", sgemm}, {"conv", detector_conv}};
+    const std::map<std::string, std::function<Pipeline()>> builders = {{"sgemm", sgemm},
+                                                                       {"conv", detector_conv}};
     const std::vector<std::pair<std::string, TuneOptions::Search>> searches = {
         {"model", TuneOptions::Search::ModelGuided},
         {"genetic", TuneOptions::Search::Genetic},

@@ -15,8 +15,8 @@ namespace {
 // The math functions that cost far more than an addition.
 bool is_math(ir::Intrinsic i) {
     using I = ir::Intrinsic;
-    return i == I::Sqrt || i == I::Exp || i == I::Log || i == I::Pow || i == I::Sin || i == I::Cos || i == I::Tan ||
-           i == I::Tanh;
+    return i == I::Sqrt || i == I::Exp || i == I::Log || i == I::Pow || i == I::Sin || i == I::Cos ||
+           i == I::Tan || i == I::Tanh;
 }
 
 // The loops each variable depends on: a loop's own variable, and the lets computed from them

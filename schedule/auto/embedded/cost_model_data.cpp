@@ -26,7 +26,8 @@ namespace tessera::autoschedule {
 
 std::string_view shipped_cost_model_bytes() {
 #ifdef TESSERA_COST_MODEL_PATH
-    return std::string_view(tessera_cost_model_begin, size_t(tessera_cost_model_end - tessera_cost_model_begin));
+    return std::string_view(tessera_cost_model_begin,
+                            size_t(tessera_cost_model_end - tessera_cost_model_begin));
 #else
     return {};
 #endif
