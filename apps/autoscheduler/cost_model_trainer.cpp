@@ -71,14 +71,6 @@ Options parse(int argc, char** argv) {
     return o;
 }
 
-Buffer<> make_input(const PipelineDef& p) {
-    switch (p.input_type) {
-        case ValueType::UInt8: return input_buffer<uint8_t>(p);
-        case ValueType::UInt16: return input_buffer<uint16_t>(p);
-        default: return input_buffer<int32_t>(p);
-    }
-}
-
 // Pipelines large enough that schedules differ in time: images of a few hundred pixels a side.
 GeneratorOptions training_generator() {
     GeneratorOptions g;

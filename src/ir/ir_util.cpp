@@ -113,25 +113,25 @@ Expr without_likely(Expr e) {
 
 namespace {
 
-// Stops at the first use. Expressions built by bounds inference share subexpressions heavily, so
-// past a small size each node is visited once: walked as a tree, a DAG can be exponentially large.
-class FindVar : public Visitor {
+// Hands each Variable of an expression to variable(), visiting a node shared by a DAG once:
+// expressions built by bounds inference share subexpressions heavily, and walked as a tree a DAG
+// can be exponentially large. Up to tree_walk_limit nodes are walked as a tree, which costs less
+// than remembering them. Stops once done().
+class VariableVisitor : public Visitor {
 public:
-    explicit FindVar(const std::string& n) : name(n) {}
-    const std::string& name;
-    bool found = false;
+    explicit VariableVisitor(int tree_walk_limit) : tree_walk_limit_(tree_walk_limit) {}
+
+protected:
+    virtual void variable(const Variable* op) = 0;
+    virtual bool done() const { return false; }
 
 private:
-    static constexpr int tree_walk_limit = 256;
-    int visited_ = 0;
-    std::unordered_set<const void*> seen_;
-
     template <typename T>
     void once(const T* op) {
-        if (found) return;
-        if (++visited_ > tree_walk_limit && !seen_.insert(op).second) return;
+        if (done()) return;
+        if (++visited_ > tree_walk_limit_ && !seen_.insert(op).second) return;
         if constexpr (std::is_same_v<T, Variable>)
-            found = op->name == name;
+            variable(op);
         else
             Visitor::visit(op);
     }
@@ -139,6 +139,22 @@ private:
     void visit(const T* op) override { once(op); }
     TESSERA_FOR_EACH_EXPR(TESSERA_ONCE)
 #undef TESSERA_ONCE
+
+    const int tree_walk_limit_;
+    int visited_ = 0;
+    std::unordered_set<const void*> seen_;
+};
+
+// Stops at the first use of the name.
+class FindVar : public VariableVisitor {
+public:
+    explicit FindVar(const std::string& n) : VariableVisitor(256), name(n) {}
+    const std::string& name;
+    bool found = false;
+
+private:
+    void variable(const Variable* op) override { found = found || op->name == name; }
+    bool done() const override { return found; }
 };
 
 }  // namespace
@@ -157,26 +173,14 @@ bool uses_var(const Stmt& s, const std::string& name) {
 
 namespace {
 
-class VariableNames : public Visitor {
+class VariableNames : public VariableVisitor {
 public:
+    VariableNames() : VariableVisitor(0) {}
     std::unordered_set<std::string> names;
     using Visitor::include;
 
 private:
-    std::unordered_set<const void*> seen_;
-
-    template <typename T>
-    void once(const T* op) {
-        if (!seen_.insert(op).second) return;
-        if constexpr (std::is_same_v<T, Variable>)
-            names.insert(op->name);
-        else
-            Visitor::visit(op);
-    }
-#define TESSERA_ONCE(T) \
-    void visit(const T* op) override { once(op); }
-    TESSERA_FOR_EACH_EXPR(TESSERA_ONCE)
-#undef TESSERA_ONCE
+    void variable(const Variable* op) override { names.insert(op->name); }
 };
 
 template <typename T>

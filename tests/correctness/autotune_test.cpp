@@ -17,52 +17,13 @@
 #include <thread>
 
 #include "../scratch_files.h"
+#include "../tuning_pipelines.h"
 #include "schedule/auto/schedule_space.h"
 
 using namespace tessera;
+using namespace tuning_tests;
 
 namespace {
-
-Buffer<float> random_image(int w, int h, uint32_t seed) {
-    Buffer<float> b(w, h);
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> value(0.0f, 1.0f);
-    for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) b(x, y) = value(rng);
-    return b;
-}
-
-// A blur and a sharpening of its result: a few Funcs to group, tile and inline. Sizes that do not
-// divide the tiles the search tries.
-struct Sharpen {
-    static constexpr int width = 203, height = 131;
-    ImageParam input{Float(32), 2, "input"};
-    Func blur_x{"blur_x"}, blur_y{"blur_y"}, output{"output"};
-    Var x{"x"}, y{"y"};
-    Pipeline pipeline;
-    explicit Sharpen(int estimated_width = width) {
-        Func clamped = BoundaryConditions::repeat_edge(input);
-        blur_x(x, y) = (clamped(x - 1, y) + 2 * clamped(x, y) + clamped(x + 1, y)) * 0.25f;
-        blur_y(x, y) = (blur_x(x, y - 1) + 2 * blur_x(x, y) + blur_x(x, y + 1)) * 0.25f;
-        output(x, y) = 2 * clamped(x, y) - blur_y(x, y);
-        input.set_estimates({{0, estimated_width}, {0, height}});
-        output.set_estimates({{0, estimated_width}, {0, height}});
-        pipeline = Pipeline(output);
-    }
-    Buffer<float> run(const Buffer<float>& image) {
-        input.set(image);
-        Buffer<float> out(image.width(), image.height());
-        pipeline.realize(out);
-        return out;
-    }
-};
-
-bool same_bits(const Buffer<float>& a, const Buffer<float>& b) {
-    for (int y = 0; y < a.height(); y++)
-        for (int x = 0; x < a.width(); x++)
-            if (std::memcmp(&a(x, y), &b(x, y), sizeof(float)) != 0) return false;
-    return true;
-}
 
 std::vector<std::string> lines_of(const std::string& path) {
     std::ifstream in(path);

@@ -46,19 +46,6 @@ CaseCount case_count(uint32_t default_seed, int default_count) {
     return {s ? uint32_t(std::strtoul(s, nullptr, 10)) : default_seed, n ? std::atoi(n) : default_count};
 }
 
-template <typename T>
-Buffer<> typed_input(const PipelineDef& p) {
-    return input_buffer<T>(p);
-}
-
-Buffer<> make_input(const PipelineDef& p) {
-    switch (p.input_type) {
-        case ValueType::UInt8: return typed_input<uint8_t>(p);
-        case ValueType::UInt16: return typed_input<uint16_t>(p);
-        default: return typed_input<int32_t>(p);
-    }
-}
-
 // Realizes both pipelines over the output's region, the scheduled one also in the checked mode (every
 // access checked against its storage: an access outside throws, naming it), and counts the points
 // where they differ from each other or from the reference, describing the first few.

@@ -9,6 +9,8 @@
 #include <tessera/autotune_mpi.h>
 #include <tessera/tessera.h>
 
+#include "../tuning_pipelines.h"
+
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -17,30 +19,9 @@
 #include <vector>
 
 using namespace tessera;
+using namespace tuning_tests;
 
 namespace {
-
-struct Sharpen {
-    ImageParam input{Float(32), 2, "input"};
-    Func blur_x{"blur_x"}, blur_y{"blur_y"}, output{"output"};
-    Var x{"x"}, y{"y"};
-    Pipeline pipeline;
-    Sharpen() {
-        Func clamped = BoundaryConditions::repeat_edge(input);
-        blur_x(x, y) = (clamped(x - 1, y) + 2 * clamped(x, y) + clamped(x + 1, y)) * 0.25f;
-        blur_y(x, y) = (blur_x(x, y - 1) + 2 * blur_x(x, y) + blur_x(x, y + 1)) * 0.25f;
-        output(x, y) = 2 * clamped(x, y) - blur_y(x, y);
-        input.set_estimates({{0, 301}, {0, 157}});
-        output.set_estimates({{0, 301}, {0, 157}});
-        pipeline = Pipeline(output);
-    }
-    Buffer<float> run(const Buffer<float>& image) {
-        input.set(image);
-        Buffer<float> out(image.width(), image.height());
-        pipeline.realize(out);
-        return out;
-    }
-};
 
 TuneOptions options(const std::string& records) {
     TuneOptions o;
@@ -79,13 +60,6 @@ std::vector<std::string> schedules_in(const std::string& path) {
     return schedules;
 }
 
-bool same_bits(const Buffer<float>& a, const Buffer<float>& b) {
-    for (int y = 0; y < a.height(); y++)
-        for (int x = 0; x < a.width(); x++)
-            if (std::memcmp(&a(x, y), &b(x, y), sizeof(float)) != 0) return false;
-    return true;
-}
-
 int fail(const char* what) {
     std::fprintf(stderr, "autotune_mpi_test: %s\n", what);
     return 1;
@@ -104,24 +78,20 @@ int main(int argc, char** argv) {
         std::remove(mpi_records.c_str());
         std::remove(local_records.c_str());
     }
-    Buffer<float> image(173, 91);
-    std::mt19937 rng(5);
-    for (int y = 0; y < image.height(); y++)
-        for (int x = 0; x < image.width(); x++)
-            image(x, y) = std::uniform_real_distribution<float>(0, 1)(rng);
+    const Buffer<float> image = random_image(173, 91, 5);
 
-    Sharpen distributed;
+    Sharpen distributed(301, 157);
     int status = 0;
     try {
         const TuneResult result = autotune_mpi(distributed.pipeline, options(mpi_records));
         // Every rank ends with the tuned schedule.
-        if (!same_bits(distributed.run(image), Sharpen().run(image)))
+        if (!same_bits(distributed.run(image), Sharpen(301, 157).run(image)))
             status = fail("a rank's tuned pipeline differs");
         if (rank == 0) {
             if (ranks != 2) status = fail("run this test with mpirun -np 2");
             if (result.trials != 6 || result.failed != 0)
                 status = fail("the distributed search did not measure 6 schedules");
-            Sharpen alone;
+            Sharpen alone(301, 157);
             autotune(alone.pipeline, options(local_records));
             const auto a = schedules_in(mpi_records), b = schedules_in(local_records);
             if (a.size() != 6 || a != b) status = fail("the MPI and local runs recorded different schedules");

@@ -171,6 +171,15 @@ Buffer<T> input_buffer(const PipelineDef& p) {
     return b;
 }
 
+// The input as a buffer of the pipeline's input type.
+inline Buffer<> make_input(const PipelineDef& p) {
+    switch (p.input_type) {
+        case ValueType::UInt8: return input_buffer<uint8_t>(p);
+        case ValueType::UInt16: return input_buffer<uint16_t>(p);
+        default: return input_buffer<int32_t>(p);
+    }
+}
+
 class Reference {
 public:
     explicit Reference(const PipelineDef& p) : p(p), input(input_values(p)), regions(regions_of(p)) {
