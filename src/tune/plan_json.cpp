@@ -57,6 +57,15 @@ void write_directive(std::ostream& out, const Directive& d) {
     out << "}";
 }
 
+// The index a JSON number holds, where it is a whole number in [0, limit); else nullopt (casting a
+// number out of range would be undefined).
+std::optional<size_t> index_in(const json::Value* v, size_t limit) {
+    if (!v || !v->is(json::Value::Kind::Number) || !(v->number >= 0) || v->number >= double(limit) ||
+        v->number != double(size_t(v->number)))
+        return std::nullopt;
+    return size_t(v->number);
+}
+
 // How many loops each kind of directive names.
 bool loop_count_fits(Kind k, size_t n) {
     switch (k) {
@@ -81,13 +90,13 @@ std::optional<Directive> read_directive(const json::Value& v, std::string* why) 
     const json::Value* kind = v.find("kind");
     const json::Value* stage = v.find("stage");
     const json::Value* loops = v.find("loops");
-    if (!kind || !kind->is(json::Value::Kind::String) || !stage || !stage->is(json::Value::Kind::Number) ||
-        !loops || !loops->is(json::Value::Kind::Array))
+    const std::optional<size_t> stage_index = index_in(stage, 1 << 16);
+    if (!kind || !kind->is(json::Value::Kind::String) || !stage_index || !loops ||
+        !loops->is(json::Value::Kind::Array))
         return fail("lacks its kind, stage or loops");
     auto k = value_of(kind_names(), kind->string);
     if (!k) return fail("has the unknown kind '" + kind->string + "'");
-    Directive d{*k, int(stage->number), {}, 0, TailStrategy::Auto, ""};
-    if (d.stage < 0) return fail("has a negative stage");
+    Directive d{*k, int(*stage_index), {}, 0, TailStrategy::Auto, ""};
     for (const json::Value& loop : loops->array) {
         if (!loop.is(json::Value::Kind::Array) || loop.array.size() != 2 ||
             !loop.array[0].is(json::Value::Kind::String) || !loop.array[1].is(json::Value::Kind::Bool))
@@ -97,9 +106,9 @@ std::optional<Directive> read_directive(const json::Value& v, std::string* why) 
     if (!loop_count_fits(d.kind, d.loops.size()))
         return fail("'" + kind->string + "' has the wrong number of loops");
     if (const json::Value* factor = v.find("factor")) {
-        if (!factor->is(json::Value::Kind::Number) || factor->number < 1 || factor->number > 1 << 20)
-            return fail("has a factor that is not a positive integer");
-        d.factor = int(factor->number);
+        const std::optional<size_t> f = index_in(factor, (1 << 20) + 1);
+        if (!f || *f < 1) return fail("has a factor that is not a positive integer");
+        d.factor = int(*f);
         const json::Value* tail = v.find("tail");
         auto t =
             tail && tail->is(json::Value::Kind::String) ? value_of(tail_names(), tail->string) : std::nullopt;
@@ -146,9 +155,8 @@ std::optional<autoschedule::SchedulePlan> plan_from_json(
     for (const json::Value& entry : value.array) {
         const json::Value* index = entry.find("index");
         const json::Value* name = entry.find("name");
-        if (index && index->is(json::Value::Kind::Number) && index->number >= 0 &&
-            size_t(index->number) < funcs.size() && name && name->is(json::Value::Kind::String))
-            renamed[name->string] = funcs[size_t(index->number)].first;
+        const std::optional<size_t> i = index_in(index, funcs.size());
+        if (i && name && name->is(json::Value::Kind::String)) renamed[name->string] = funcs[*i].first;
     }
     autoschedule::SchedulePlan plan;
     for (const json::Value& entry : value.array) {
@@ -161,11 +169,12 @@ std::optional<autoschedule::SchedulePlan> plan_from_json(
             *why = "a Func of the schedule lacks its index, name or directives";
             return std::nullopt;
         }
-        const size_t i = size_t(index->number);
-        if (index->number < 0 || i >= funcs.size()) {
+        const std::optional<size_t> at = index_in(index, funcs.size());
+        if (!at) {
             *why = "the schedule names a Func '" + name->string + "' that this pipeline does not have";
             return std::nullopt;
         }
+        const size_t i = *at;
         autoschedule::FuncPlan p{funcs[i].first, funcs[i].second, i, {}};
         for (const json::Value& d : directives->array) {
             auto directive = read_directive(d, why);

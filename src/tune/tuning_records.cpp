@@ -1,5 +1,6 @@
 #include "tune/tuning_records.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -37,7 +38,7 @@ std::optional<TuningRecord> parse_record(const std::string& line, std::string* w
     r.status = status->string;
     r.schedule = *schedule;
     if (const json::Value* trial = value->find("trial"); trial && trial->is(json::Value::Kind::Number))
-        r.trial = int(trial->number);
+        r.trial = int(std::clamp(trial->number, -1.0, 1e9));
     if (const json::Value* times = value->find("times_ms"); times && times->is(json::Value::Kind::Array)) {
         for (const json::Value& t : times->array)
             if (t.is(json::Value::Kind::Number)) r.times_ms.push_back(t.number);

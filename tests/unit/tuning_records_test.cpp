@@ -77,6 +77,17 @@ TEST_CASE("a plan survives JSON, and JSON that is not a plan of this pipeline is
             R"([{"index": 0, "name": "x", "directives": [{"kind": "split", "stage": 0, "loops": [["x", false]]}]}])"),
         funcs, &why));
     CHECK(why.find("wrong number of loops") != std::string::npos);
+    // Numbers no index can be: refused, never cast out of range.
+    CHECK_FALSE(tune::plan_from_json(*json::parse(R"([{"index": 1e300, "name": "x", "directives": []}])"),
+                                     funcs, &why));
+    CHECK_FALSE(tune::plan_from_json(
+        *json::parse(
+            R"([{"index": 0, "name": "x", "directives": [{"kind": "compute_root", "stage": 1e300, "loops": []}]}])"),
+        funcs, &why));
+    CHECK_FALSE(tune::plan_from_json(
+        *json::parse(
+            R"([{"index": 0, "name": "x", "directives": [{"kind": "vectorize", "stage": 0, "loops": [["x", false]], "factor": 2.5, "tail": "Auto"}]}])"),
+        funcs, &why));
 }
 
 TEST_CASE("a record line reads back as the record") {
