@@ -1,5 +1,7 @@
 #include "schedule/auto/pipeline_analysis.h"
 
+#include "tessera/func.h"
+
 #include <algorithm>
 
 #include "ir/ir_util.h"
@@ -428,6 +430,12 @@ bool has_user_schedule(const lang::FunctionContents& f) {
         return true;
     if (stage_scheduled(f.pure)) return true;
     return std::any_of(f.updates.begin(), f.updates.end(), stage_scheduled);
+}
+
+std::vector<std::shared_ptr<lang::FunctionContents>> output_functions(const Pipeline& p) {
+    std::vector<std::shared_ptr<lang::FunctionContents>> outputs;
+    for (const Func& f : p.outputs()) outputs.push_back(f.function());
+    return outputs;
 }
 
 std::vector<std::pair<std::string, std::shared_ptr<lang::FunctionContents>>> pipeline_funcs(

@@ -13,6 +13,7 @@
 
 #include "ir/interval.h"
 #include "lang/function.h"
+#include "tessera/pipeline.h"
 #include "tessera/target.h"
 
 namespace tessera::autoschedule {
@@ -80,6 +81,9 @@ struct PipelineAnalysis {
 // pipeline) were computed inline and every other Func were computed at root.
 PipelineAnalysis analyze_pipeline(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
                                   const std::set<std::string>& inlined);
+
+// The Funcs a Pipeline outputs.
+std::vector<std::shared_ptr<lang::FunctionContents>> output_functions(const Pipeline& p);
 
 // The names of every Func of the pipeline in realization order, as analyze_pipeline names them.
 std::vector<std::pair<std::string, std::shared_ptr<lang::FunctionContents>>> pipeline_funcs(

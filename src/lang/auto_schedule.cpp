@@ -16,15 +16,10 @@
 namespace tessera {
 namespace {
 
-std::vector<std::shared_ptr<lang::FunctionContents>> output_functions(const Pipeline& p) {
-    std::vector<std::shared_ptr<lang::FunctionContents>> outputs;
-    for (const Func& f : p.outputs()) outputs.push_back(f.function());
-    return outputs;
-}
-
 void tessera_autoscheduler(const Pipeline& p, const Target& target, const MachineParams& params,
                            AutoSchedulerResults* results) {
-    autoschedule::SchedulePlan plan = autoschedule::tessera_autoschedule(output_functions(p), target, params);
+    autoschedule::SchedulePlan plan =
+        autoschedule::tessera_autoschedule(autoschedule::output_functions(p), target, params);
     autoschedule::apply_plan(plan);
     std::ostringstream source;
     source
@@ -88,7 +83,7 @@ std::string MachineParams::to_string() const {
 }
 
 Func Pipeline::get_func(size_t index) const {
-    const auto funcs = autoschedule::pipeline_funcs(output_functions(*this));
+    const auto funcs = autoschedule::pipeline_funcs(autoschedule::output_functions(*this));
     TESSERA_USER_CHECK(index < funcs.size())
         << "Pipeline::get_func(" << index << "): the pipeline has " << funcs.size() << " Funcs (indices 0 to "
         << funcs.size() - 1 << ", producers first).";

@@ -41,12 +41,6 @@ std::vector<uint8_t> with_trial(int64_t trial, const std::string& text) {
     return bytes;
 }
 
-std::vector<std::shared_ptr<lang::FunctionContents>> output_functions(const Pipeline& p) {
-    std::vector<std::shared_ptr<lang::FunctionContents>> outputs;
-    for (const Func& f : p.outputs()) outputs.push_back(f.function());
-    return outputs;
-}
-
 // On rank 0: candidates dealt to the worker ranks in turn; each measures its share in order.
 class MpiRunner : public TuneRunner {
 public:

@@ -15,8 +15,7 @@ namespace tessera {
 
 bool tune::apply_records(Pipeline& pipeline, const std::vector<TuningRecord>& all, const Target& target,
                          const std::string& source) {
-    std::vector<std::shared_ptr<lang::FunctionContents>> outs;
-    for (const Func& f : pipeline.outputs()) outs.push_back(f.function());
+    const auto outs = autoschedule::output_functions(pipeline);
     const std::string signature = signature_of(outs);
     // From the fastest down: a record that does not fit this pipeline gives way to the next.
     std::vector<TuningRecord> records;

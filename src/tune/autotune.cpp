@@ -35,12 +35,6 @@ namespace {
 using autoschedule::SchedulePoint;
 using Clock = std::chrono::steady_clock;
 
-std::vector<std::shared_ptr<lang::FunctionContents>> output_functions(const Pipeline& p) {
-    std::vector<std::shared_ptr<lang::FunctionContents>> outputs;
-    for (const Func& f : p.outputs()) outputs.push_back(f.function());
-    return outputs;
-}
-
 struct Measured {
     SchedulePoint point;
     double ms = 0;
@@ -199,7 +193,7 @@ void write_curve(const std::string& path, const std::vector<double>& best) {
 
 std::string pipeline_signature(const Pipeline& pipeline) {
     TESSERA_USER_CHECK(pipeline.defined()) << "pipeline_signature of an empty Pipeline.";
-    return tune::signature_of(output_functions(pipeline));
+    return tune::signature_of(autoschedule::output_functions(pipeline));
 }
 
 TuneResult tune::autotune_with_plan(Pipeline& pipeline, const TuneOptions& options,
@@ -208,7 +202,7 @@ TuneResult tune::autotune_with_plan(Pipeline& pipeline, const TuneOptions& optio
     TESSERA_USER_CHECK(options.trials > 0 && options.batch_size > 0 && options.repetitions > 0)
         << "autotune: TuneOptions needs positive trials, batch_size and repetitions.";
     const auto start = Clock::now();
-    const auto outputs = output_functions(pipeline);
+    const auto outputs = autoschedule::output_functions(pipeline);
     const tune::TuningSession session(pipeline, options);
     const autoschedule::ScheduleSpace space(outputs, session.target, options.machine_params);
     const std::string signature = tune::signature_of(outputs);

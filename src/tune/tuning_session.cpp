@@ -34,12 +34,6 @@ void fill_random(Buffer<>& b, std::mt19937_64& rng) {
     }
 }
 
-std::vector<std::shared_ptr<lang::FunctionContents>> output_functions(const Pipeline& p) {
-    std::vector<std::shared_ptr<lang::FunctionContents>> outputs;
-    for (const Func& f : p.outputs()) outputs.push_back(f.function());
-    return outputs;
-}
-
 }  // namespace
 
 TuningInputs::TuningInputs(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
@@ -70,7 +64,7 @@ TuningInputs::~TuningInputs() {
 }
 
 TuningSession::TuningSession(const Pipeline& pipeline, const TuneOptions& options)
-    : outputs(output_functions(pipeline)),
+    : outputs(autoschedule::output_functions(pipeline)),
       target(options.target.defined() ? options.target : get_jit_target_from_environment()),
       analysis(autoschedule::analyze_pipeline(outputs, {})),
       inputs(outputs, analysis, options.seed) {
