@@ -208,8 +208,9 @@ private:
                     offset = min(likely_if_innermost(offset), loop_extent_of(s.old_var) - factor);
                 value(s.old_var, loop_min_of(s.old_var) + offset + var(s.inner));
                 if (tail == TailStrategy::GuardWithIf) {
-                    guards.emplace(loop_var(f.name, stage, s.old_var),
-                                   var(s.old_var) < loop_min_of(s.old_var) + loop_extent_of(s.old_var));
+                    guards.emplace(
+                        loop_var(f.name, stage, s.old_var),
+                        likely(var(s.old_var) < loop_min_of(s.old_var) + loop_extent_of(s.old_var)));
                 }
                 break;
             }

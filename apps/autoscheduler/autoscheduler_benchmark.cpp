@@ -16,6 +16,7 @@
 //   --suite_shrink=N        images N times smaller in each dimension, for quick runs (default 1)
 //   --suite_threads=N       threads for every scheduler and run (default: every core)
 //   --suite_halide=a,b      only these Halide schedulers (default: all three)
+//   --suite_print_schedules print each scheduler's schedule source on stderr
 // For medians of interleaved runs: --benchmark_repetitions=5 --benchmark_enable_random_interleaving=true
 
 #include <algorithm>
@@ -65,6 +66,7 @@ struct Options {
     std::vector<std::string> halide = halide_schedulers;
     int shrink = 1;
     int threads = 0;
+    bool print_schedules = false;
 };
 Options options;
 
@@ -103,6 +105,8 @@ void parse_options(int& argc, char** argv) {
             options.halide = split_list(value("--suite_halide="));
         } else if (arg.rfind("--suite_shrink=", 0) == 0) {
             options.shrink = positive_int(value("--suite_shrink="), "--suite_shrink");
+        } else if (arg == "--suite_print_schedules") {
+            options.print_schedules = true;
         } else if (arg.rfind("--suite_threads=", 0) == 0) {
             options.threads = positive_int(value("--suite_threads="), "--suite_threads");
         } else {
@@ -141,6 +145,11 @@ std::string size_name(const std::vector<int>& sizes) {
     return s;
 }
 
+void print_schedule(const std::string& name, const std::string& scheduler, const std::string& source) {
+    if (options.print_schedules)
+        std::fprintf(stderr, "--- %s, %s:\n%s\n", name.c_str(), scheduler.c_str(), source.c_str());
+}
+
 // One case under one scheduler, ready to run: scheduled, compiled, run once.
 struct Prepared {
     std::string case_name, scheduler, size;
@@ -156,7 +165,8 @@ Prepared prepare_tessera(const std::string& name, const Inputs& data) {
     auto pipeline = std::make_shared<Pipeline>(c->output);
     const MachineParams params(options.threads, MachineParams::host().last_level_cache_size, 40);
     const auto start = std::chrono::steady_clock::now();
-    pipeline->auto_schedule("Tessera", get_host_target(), params);
+    const AutoSchedulerResults results = pipeline->auto_schedule("Tessera", get_host_target(), params);
+    print_schedule(name, "Tessera", results.schedule_source);
     Prepared p{name, "tessera", size_name(c->output_sizes), seconds_since(start), c->work, {}, {}};
     for (size_t i = 0; i < c->inputs.size(); i++)
         c->inputs[i].set(Buffer<float>(const_cast<float*>((*data)[i].data()), c->input_sizes[i]));
@@ -187,7 +197,9 @@ Prepared prepare_halide(const std::string& name, const std::string& scheduler, c
     const Halide::MachineParams params(options.threads, tessera::MachineParams::host().last_level_cache_size,
                                        40);
     const auto start = std::chrono::steady_clock::now();
-    pipeline->auto_schedule(scheduler, tessera_benchmarks::halide_target(), params);
+    const Halide::AutoSchedulerResults results =
+        pipeline->auto_schedule(scheduler, tessera_benchmarks::halide_target(), params);
+    print_schedule(name, scheduler, results.schedule_source);
     std::string lower = scheduler;
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char ch) { return char(std::tolower(ch)); });

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ir/equal.h"
 #include "ir/ir_util.h"
 #include "ir/simplify.h"
 #include "ir/substitute.h"
@@ -145,6 +146,9 @@ double operations(const std::vector<Expr>& exprs, bool count_indices = true) {
     return counter.ops;
 }
 
+// The distinct calls of each Func or image: a call repeated with the same arguments (sxx(x, y)
+// three times in one expression) is one value, computed once after common subexpressions are
+// shared.
 class CountCalls : public ir::Visitor {
 public:
     std::map<std::string, int> calls;
@@ -153,11 +157,18 @@ public:
 private:
     void visit(const ir::Call* c) override {
         if (c->call_type == ir::CallType::Func || c->call_type == ir::CallType::Image) {
-            calls[c->name]++;
+            std::vector<ir::Expr>& seen = seen_[c->name];
+            const ir::Expr call = ir::handle_of(c);
+            if (std::none_of(seen.begin(), seen.end(),
+                             [&](const ir::Expr& e) { return ir::equal(e, call); })) {
+                seen.push_back(call);
+                calls[c->name]++;
+            }
             element_bytes[c->name] = c->type.bytes();
         }
         ir::Visitor::visit(c);
     }
+    std::map<std::string, std::vector<ir::Expr>> seen_;
 };
 
 Span constant_span(const Expr& min, const Expr& extent) {

@@ -452,7 +452,9 @@ private:
     // they mention takes them out meanwhile (see bind).
     std::vector<Expr> guards;
     void add_guards(const Expr& condition) {
-        if (const And* a = condition.as<And>()) {
+        if (is_likely(condition)) {
+            add_guards(without_likely(condition));
+        } else if (const And* a = condition.as<And>()) {
             add_guards(a->a);
             add_guards(a->b);
         } else {

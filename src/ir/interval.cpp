@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 
+#include "ir/equal.h"
 #include "ir/interval_ends.h"
 #include "ir/ir_util.h"
 #include "ir/linear_form.h"
@@ -209,7 +210,14 @@ public:
     void learn(const Expr& cond, bool holds) {
         if (const Not* n = cond.as<Not>()) return learn(n->a, !holds);
         if (is_likely(cond)) {
-            return learn(without_likely(cond), holds);
+            // A condition that usually holds (a GuardWithIf split's guard) leaves the old end the
+            // likely one: loop partitioning then finds the iterations where the guard does not bind
+            // and takes the old end there, e.g. a whole tile's bounds for the Funcs computed in it.
+            const bool outer = likely_holds;
+            likely_holds = holds && how == Narrowing::Intersect;
+            learn(without_likely(cond), holds);
+            likely_holds = outer;
+            return;
         }
         if (const And* a = cond.as<And>(); a && holds) {
             learn(a->a, true);
@@ -229,6 +237,7 @@ public:
 private:
     std::map<std::string, Interval>& scope;
     Narrowing how;
+    bool likely_holds = false;
 
     // Normalizes to "lhs - rhs OP 0" with OP one of <, <=, ==, then isolates each variable in scope.
     void comparison(const Expr& cond, bool holds) {
@@ -312,8 +321,13 @@ private:
         if (!old_end.defined()) return new_end;
         const bool both_constant = as_exact_int(old_end) && as_exact_int(new_end);
         if (how == Narrowing::PreferCondition && !both_constant) return new_end;
-        return lower ? interval_ends::max_of_lower(old_end, new_end)
-                     : interval_ends::min_of_upper(old_end, new_end);
+        const Expr tighter = lower ? interval_ends::max_of_lower(old_end, new_end)
+                                   : interval_ends::min_of_upper(old_end, new_end);
+        if (!likely_holds || both_constant) return tighter;
+        // Where the simplifier could not tell which end is tighter, the old one is the likely one.
+        if (equal(tighter, old_end) || equal(tighter, new_end)) return tighter;
+        const Expr likely_old = Call::make_intrinsic(old_end.type(), Intrinsic::Likely, {old_end});
+        return lower ? Max::make(likely_old, new_end) : Min::make(likely_old, new_end);
     }
 };
 

@@ -524,10 +524,36 @@ TEST_CASE("a reduction split with GuardWithIf runs its whole blocks without the 
     const std::string text = lowered_text(sums);
     CHECK(text.find("let sums.s1.r.x.ro.steady_end") != std::string::npos);
     // The guard appears once per unrolled step of the rest of the loop only.
-    const std::string guard = "if ((sums.s1.r.x < ";
+    const std::string guard = "if (likely((sums.s1.r.x < ";
     size_t guards = 0;
     for (size_t at = text.find(guard); at != std::string::npos; at = text.find(guard, at + 1)) guards++;
     CHECK(guards == 8);
+}
+
+TEST_CASE(
+    "tiles split with GuardWithIf compute their producers over whole tiles, without the guard's clamp") {
+    // 8 does not divide the width: only the last tile is cut short. The producer computed per tile
+    // reads a clamped input; in the tiles before the last, its region is the whole tile's and the
+    // clamp's left side is gone from all but the first.
+    Buffer<int> values(61, 9);
+    values.for_each_element([&](int x, int y) { values(x, y) = (x * 7 + y * 13) % 251; });
+    ImageParam in(Int(32), 2, "in");
+    in.set(values);
+    Func clamped = BoundaryConditions::repeat_edge(in);
+    Func f("f"), g("g");
+    Var x("x"), y("y"), xo("xo"), xi("xi");
+    f(x, y) = clamped(x, y) * 3;
+    g(x, y) = f(x - 1, y) + f(x + 1, y);
+    g.split(x, xo, xi, 8, TailStrategy::GuardWithIf);
+    f.compute_at(g, xo);
+    Buffer<int> out = g.realize({61, 9});
+    out.for_each_element([&](int px, int py) {
+        auto at = [&](int qx) { return values(std::clamp(qx, 0, 60), py) * 3; };
+        REQUIRE(out(px, py) == at(px - 1) + at(px + 1));
+    });
+    const std::string text = lowered_text(g);
+    CHECK(text.find("let g.s0.x.xo.steady_end") != std::string::npos);
+    CHECK(text.find("let f.s0.x.max = ((g.min.0 + (g.s0.x.xo * 8)) + 8)") != std::string::npos);
 }
 
 TEST_CASE("a layout packed in blocks of the vector width is read with dense loads by aligned tiles") {
