@@ -13,7 +13,7 @@ constexpr double cache_line_bytes = 64;
 constexpr double per_tile_overhead = 300;
 // The most Funcs computed per tile of one root. Deeper nests of Funcs computed at tiles make bounds
 // inference's expressions grow with every level (and compile times with them) for little gain.
-constexpr size_t max_members = 6;
+constexpr size_t max_members = 12;
 // How deep in a group a member may be: a read with an affine footprint counts 1, and each division
 // in it (up- or downsampling) 2 more, as bounds expressions grow much faster through them.
 constexpr int max_member_depth = 6;
@@ -28,6 +28,15 @@ const Footprint* footprint_of(const StageNode& consumer, const std::string& prod
 
 bool in_group(const Group& g, const std::string& name) {
     return g.root == name || std::find(g.members.begin(), g.members.end(), name) != g.members.end();
+}
+
+// The cache lines a region of a Func's values spans: each row (the innermost dimension) starts
+// anywhere in a line, so a narrow tile pays for the partial lines at its edges.
+double cache_lines(const Region& region, double element_bytes) {
+    if (region.empty()) return std::ceil(element_bytes / cache_line_bytes);
+    const double row_bytes = double(std::max<int64_t>(region[0].extent(), 0)) * element_bytes;
+    const double rows = double(points_of(region)) / double(std::max<int64_t>(region[0].extent(), 1));
+    return rows * (std::ceil(row_bytes / cache_line_bytes) + 1);
 }
 
 // The fraction of vector lanes doing useful work over an innermost extent.
@@ -47,6 +56,7 @@ public:
         for (size_t d = 0; d < tile.size(); d++) tiles *= ceil_div(root.region[d].extent(), tile[d]);
         const std::map<std::string, Region> regions = tile_regions(a_, g, tile);
         const double line_cost = m_.balance / cache_line_bytes;
+        const double per_line = m_.balance;
         double compute = 0, traffic = 0, working_set = 0, intermediate = 0;
         for (const auto& [name, region] : regions) {
             const StageNode& s = a_.stage(name);
@@ -65,8 +75,10 @@ public:
                 // A read that cannot be bounded reads as much as the whole producer.
                 const double bytes =
                     (needed ? double(points_of(*needed)) : producer_points(fp)) * fp.element_bytes;
+                const double lines =
+                    needed ? cache_lines(*needed, fp.element_bytes) : bytes / cache_line_bytes;
                 working_set += bytes;
-                traffic += bytes * source_cost(fp) * line_cost;
+                traffic += lines * source_cost(fp) * per_line;
             }
         }
         // The root's values go out to memory.
@@ -106,7 +118,8 @@ std::vector<std::vector<int64_t>> candidate_tiles(const StageNode& root, int lan
         const int64_t extent = std::max<int64_t>(root.region[d].extent(), 1);
         std::set<int64_t> sizes{extent};
         if (d == 0) {
-            for (int64_t k = 1; k <= 64; k *= 2) sizes.insert(std::min(extent, k * lanes));
+            for (int64_t k = 1; k * lanes <= std::max<int64_t>(256, lanes); k *= 2)
+                sizes.insert(std::min(extent, k * lanes));
         } else if (d == 1) {
             for (int64_t k = 1; k <= 256; k *= 2) sizes.insert(std::min(extent, k));
         } else {
@@ -186,9 +199,9 @@ MachineModel machine_model(const PipelineAnalysis& a, const MachineParams& param
     MachineModel m;
     m.parallelism = std::max(params.parallelism, 1);
     m.last_level_cache_bytes = double(std::max<uint64_t>(params.last_level_cache_size, 64 * 1024));
-    m.cache_bytes_per_core =
-        std::clamp(m.last_level_cache_bytes / m.parallelism, 128.0 * 1024, 1024.0 * 1024);
+    m.cache_bytes_per_core = std::clamp(m.last_level_cache_bytes / m.parallelism, 128.0 * 1024, 256.0 * 1024);
     m.balance = std::max(params.balance, 1.0f);
+    m.vector_registers = target.has_feature(Target::AVX512) ? 32 : 16;
     for (const StageNode& s : a.stages) {
         const Type t = s.widest_type_bytes >= 4 ? Float(32) : UInt(8 * s.widest_type_bytes);
         m.vector_lanes[s.name] =
@@ -223,23 +236,91 @@ std::map<std::string, Region> tile_regions(const PipelineAnalysis& a, const Grou
     return regions;
 }
 
+namespace {
+
+// Whether the reduction r is read by its one consumer point for point (conv by its activation).
+bool read_point_for_point(const PipelineAnalysis& a, const StageNode& r) {
+    if (r.consumers.size() != 1 || !a.has_stage(r.consumers[0])) return false;
+    const StageNode& consumer = a.stage(r.consumers[0]);
+    const Footprint* fp = footprint_of(consumer, r.name);
+    if (!fp || fp->calls != 1 || consumer.region.size() != r.region.size()) return false;
+    const std::optional<Region> read = evaluate_footprint(*fp, consumer.region);
+    if (!read || read->size() != consumer.region.size()) return false;
+    for (size_t d = 0; d < read->size(); d++)
+        if ((*read)[d].min != consumer.region[d].min || (*read)[d].max != consumer.region[d].max)
+            return false;
+    return true;
+}
+
+// A reduction over RVars that keeps two pure Vars or more, vectorizable across its innermost one.
+bool register_tileable(const StageNode& r) {
+    if (!r.has_updates || r.is_output || r.user_scheduled || r.vars.size() < 2) return false;
+    for (size_t u = 0; u < r.update_pure_vars.size(); u++) {
+        const auto& pure = r.update_pure_vars[u];
+        if (r.update_rvars[u].empty() || pure.size() != r.vars.size() || pure[0] != r.vars[0]) return false;
+    }
+    return true;
+}
+
+// The register tile: `vectors` vectors across the innermost dimension, then 4 x 6 rows of the next
+// two with 32 vector registers, 2 x 3 with 16 (clamped to their extents): most registers hold sums,
+// the rest the operands. The outer dimensions (a batch) are not tiled: the tiles shift inwards at the
+// edges, which needs an extent at least the tile's, and a batch is often smaller than estimated.
+std::vector<int64_t> register_tile_of(const StageNode& root, int lanes, int vectors, int registers) {
+    const int64_t rows[] = {registers >= 32 ? 4 : 2, registers >= 32 ? 6 : 3, 1};
+    std::vector<int64_t> tile;
+    for (size_t d = 0; d < root.region.size(); d++) {
+        const int64_t extent = std::max<int64_t>(root.region[d].extent(), 1);
+        const int64_t want = d == 0   ? int64_t(lanes) * vectors
+                             : d <= 3 ? rows[d - 1] / (d == 1 ? vectors : 1)
+                                      : 1;
+        tile.push_back(std::min(extent, std::max<int64_t>(want, 1)));
+    }
+    return tile;
+}
+
+}  // namespace
+
+std::optional<Group> register_tile_group(const PipelineAnalysis& a, const MachineModel& machine,
+                                         const std::string& reduction) {
+    const StageNode& r = a.stage(reduction);
+    if (!register_tileable(r) || !read_point_for_point(a, r)) return std::nullopt;
+    const StageNode& consumer = a.stage(r.consumers[0]);
+    if (consumer.has_updates || consumer.user_scheduled) return std::nullopt;
+    Group g{consumer.name, {reduction}, {}, 0};
+    g.register_tile = true;
+    g.tile = register_tile_of(consumer, machine.vector_lanes.at(consumer.name), 1, machine.vector_registers);
+    g.cost = CostModel(a, machine).cost(g, g.tile);
+    return g;
+}
+
 std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& machine) {
     CostModel model(a, machine);
     std::map<std::string, Group> groups;
     std::map<std::string, std::string> group_of;
+    std::set<std::string> register_tiled;  // the Funcs of register-tile groups, which merge no further
     for (const StageNode& s : a.stages) {
         Group g{s.name, {}, {}, 0};
         choose_tile(model, a, machine, g);
         groups[s.name] = g;
         group_of[s.name] = s.name;
     }
+    for (const StageNode& s : a.stages) {
+        std::optional<Group> g = register_tile_group(a, machine, s.name);
+        if (!g) continue;
+        groups.erase(s.name);
+        groups[g->root] = *g;
+        group_of[s.name] = g->root;
+        register_tiled.insert({s.name, g->root});
+    }
     // Candidate merges, keyed by the producer group's root; recomputed when either side changes.
     std::map<std::string, Group> candidates;
     auto consider = [&](const std::string& producer) {
         candidates.erase(producer);
+        if (!groups.count(producer) || register_tiled.count(producer)) return;
         const Group& p = groups.at(producer);
         const StageNode& s = a.stage(producer);
-        if (s.consumers.empty()) return;
+        if (s.consumers.empty() || register_tiled.count(group_of.at(s.consumers[0]))) return;
         const Group& g = groups.at(group_of.at(s.consumers[0]));
         if (g.root == producer || !can_join(a, p, g)) return;
         Group m = merged(a, p, g);

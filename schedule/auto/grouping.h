@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,10 @@ struct Group {
     int unroll_rows = 1;
     int update_rows = 4;
     int update_vectors = 1;
+    // A reduction computed per tile of its one consumer, which reads it point for point: the tile is
+    // a register tile (a vector by a few rows, unrolled), and the reduction's sums stay in registers
+    // across its RVars, as in a convolution followed by its activation.
+    bool register_tile = false;
 };
 
 // What the cost model knows of the machine, with the vector width of each Func.
@@ -32,7 +37,8 @@ struct MachineModel {
     int parallelism = 16;
     double cache_bytes_per_core = 512 * 1024;  // where a tile's working set should fit
     double last_level_cache_bytes = 16 * 1024 * 1024;
-    double balance = 40;  // cost of a cache line loaded from the last-level cache, in operations
+    double balance = 40;        // cost of a cache line loaded from the last-level cache, in operations
+    int vector_registers = 16;  // 32 with AVX-512
     std::map<std::string, int> vector_lanes;  // per Func
 };
 
@@ -43,6 +49,11 @@ std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& m
 
 // The stage alone in its group, with the tile the cost model prefers.
 Group singleton_group(const PipelineAnalysis& a, const MachineModel& machine, const std::string& name);
+
+// The reduction computed per register tile of its one consumer, where it qualifies (see
+// Group::register_tile).
+std::optional<Group> register_tile_group(const PipelineAnalysis& a, const MachineModel& machine,
+                                         const std::string& reduction);
 
 // Whether the group p (its root and members) may be computed per tile of the group g, which all of
 // p's root's consumers belong to; and the group they make.

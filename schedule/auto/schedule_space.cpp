@@ -63,7 +63,8 @@ std::string SchedulePoint::key() const {
         for (const std::string& m : g.members) out << m << ",";
         out << ":";
         for (int64_t t : g.tile) out << t << "x";
-        out << ":" << g.unroll_rows << "," << g.update_rows << "," << g.update_vectors;
+        out << ":" << g.unroll_rows << "," << g.update_rows << "," << g.update_vectors
+            << (g.register_tile ? "r" : "");
     }
     return out.str();
 }

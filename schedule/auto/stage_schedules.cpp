@@ -159,8 +159,109 @@ void schedule_update(const StageNode& s, const Group& g, int update, int lanes, 
     if (worth_parallel) b.stage_call(stage, Kind::Parallel, {outermost});
 }
 
+// The consumer of a register-tile group: split into register tiles (shifted inwards at the edges,
+// so that every tile, and the reduction computed in it, has constant extents), the vector across
+// the innermost dimension and the other dimensions of the tile unrolled; parallel across tiles.
+TiledLoops register_tile_root(const StageNode& s, const Group& g, int lanes, int parallelism,
+                              FuncBuilder& b) {
+    TiledLoops loops;
+    std::vector<int64_t> outer_extents;
+    std::vector<LoopName> unrolled;
+    for (size_t d = 0; d < s.vars.size(); d++) {
+        const std::string& v = s.vars[d];
+        const int64_t extent = s.region[d].extent();
+        if (d < g.tile.size() && g.tile[d] > 1 && (d == 0 || g.tile[d] < extent || d < 4)) {
+            const std::string o = b.fresh(v + "_o"), i = b.fresh(v + "_i");
+            b.stage_call(0, Kind::Split, {pure(v), pure(o), pure(i)}, int(g.tile[d]),
+                         TailStrategy::ShiftInwards);
+            loops.inner.push_back(pure(i));
+            loops.outer.push_back(pure(o));
+            outer_extents.push_back((extent + g.tile[d] - 1) / g.tile[d]);
+            if (d > 0) unrolled.push_back(pure(i));
+        } else {
+            loops.outer.push_back(pure(v));
+            outer_extents.push_back(extent);
+        }
+    }
+    std::vector<LoopName> order = loops.inner;
+    order.insert(order.end(), loops.outer.begin(), loops.outer.end());
+    b.stage_call(0, Kind::Reorder, order);
+    if (!loops.inner.empty() && loops.inner[0].name != s.vars[0]) {
+        const int64_t width = g.tile[0];
+        if (width == lanes)
+            b.stage_call(0, Kind::Vectorize, {loops.inner[0]});
+        else
+            b.stage_call(0, Kind::Vectorize, {loops.inner[0]}, vector_width(lanes, width),
+                         TailStrategy::GuardWithIf);
+    }
+    for (const LoopName& u : unrolled) b.stage_call(0, Kind::Unroll, {u});
+    std::string parallel = loops.outer.back().name;
+    int64_t tasks = outer_extents.back();
+    size_t next = loops.outer.size() - 1;
+    while (tasks < 2 * parallelism && next > 0) {
+        next--;
+        const std::string fused = b.fresh(loops.outer[next].name + "_" + parallel);
+        b.stage_call(0, Kind::Fuse, {loops.outer[next], pure(parallel), pure(fused)});
+        parallel = fused;
+        tasks *= outer_extents[next];
+    }
+    b.stage_call(0, Kind::Parallel, {pure(parallel)});
+    loops.tile_loop = next == 0 ? parallel : loops.outer[0].name;
+    return loops;
+}
+
+// The reduction of a register-tile group, computed per tile: each stage split by the tile (one
+// iteration outside: the tile is the whole region computed), vectorized and unrolled inside, the
+// updates with their RVars outside the tile, so that the tile's sums stay in registers.
+void register_tile_member(const StageNode& m, const Group& g, int lanes, FuncBuilder& b) {
+    for (int stage = 0; stage <= int(m.update_pure_vars.size()); stage++) {
+        std::vector<LoopName> inner, outer;
+        for (size_t d = 0; d < m.vars.size(); d++) {
+            const std::string& v = m.vars[d];
+            if (d >= g.tile.size() || g.tile[d] <= 1) {
+                outer.push_back(pure(v));
+                continue;
+            }
+            const std::string o = b.fresh(v + "_t"), i = b.fresh(v + "_r");
+            b.stage_call(stage, Kind::Split, {pure(v), pure(o), pure(i)}, int(g.tile[d]),
+                         TailStrategy::GuardWithIf);
+            inner.push_back(pure(i));
+            outer.push_back(pure(o));
+        }
+        if (stage > 0) {
+            std::vector<LoopName> order = inner;
+            for (const std::string& r : m.update_rvars[size_t(stage - 1)]) order.push_back(LoopName{r, true});
+            order.insert(order.end(), outer.begin(), outer.end());
+            b.stage_call(stage, Kind::Reorder, order);
+        }
+        if (!inner.empty()) {
+            const int width = vector_width(lanes, g.tile[0]);
+            if (g.tile[0] == width)
+                b.stage_call(stage, Kind::Vectorize, {inner[0]});
+            else
+                b.stage_call(stage, Kind::Vectorize, {inner[0]}, width, TailStrategy::GuardWithIf);
+        }
+        for (size_t i = 1; i < inner.size(); i++) b.stage_call(stage, Kind::Unroll, {inner[i]});
+    }
+}
+
+void schedule_register_tile_group(const PipelineAnalysis& a, const Group& g, const MachineModel& machine,
+                                  std::map<std::string, std::vector<Directive>>& plans) {
+    const StageNode& root = a.stage(g.root);
+    FuncBuilder b(root, plans[g.root]);
+    if (!root.is_output) b.add(Directive{Kind::ComputeRoot, 0, {}, 0, TailStrategy::Auto, ""});
+    const TiledLoops loops =
+        register_tile_root(root, g, machine.vector_lanes.at(g.root), machine.parallelism, b);
+    for (const std::string& m : g.members) {
+        FuncBuilder mb(a.stage(m), plans[m]);
+        mb.add(Directive{Kind::ComputeAt, 0, {pure(loops.tile_loop)}, 0, TailStrategy::Auto, g.root});
+        register_tile_member(a.stage(m), g, machine.vector_lanes.at(m), mb);
+    }
+}
+
 void schedule_group(const PipelineAnalysis& a, const Group& g, const MachineModel& machine,
                     std::map<std::string, std::vector<Directive>>& plans) {
+    if (g.register_tile && !g.members.empty()) return schedule_register_tile_group(a, g, machine, plans);
     const StageNode& root = a.stage(g.root);
     FuncBuilder b(root, plans[g.root]);
     if (!root.is_output) b.add(Directive{Kind::ComputeRoot, 0, {}, 0, TailStrategy::Auto, ""});

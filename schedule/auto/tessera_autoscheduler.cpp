@@ -13,6 +13,8 @@ namespace {
 
 // What storing a value and loading it again costs, in arithmetic operations per byte.
 constexpr double round_trip_ops_per_byte = 1.5;
+// The arithmetic of a pointwise value cheap enough to recompute at every read.
+constexpr double cheap_value_ops = 2;
 
 bool user_computes_inline(const StageNode& s) {
     const schedule::LoopLevel& level = s.func->schedule.compute_level;
@@ -73,10 +75,17 @@ std::set<std::string> choose_inlined(const PipelineAnalysis& a) {
             inline_it = user_computes_inline(s);
         } else if (!s.is_output && !s.has_updates) {
             int reads = 0;
-            for (const Footprint& fp : s.footprints) reads += fp.calls;
+            bool pointwise = true;  // one value of each producer per point
+            for (const Footprint& fp : s.footprints) {
+                reads += fp.calls;
+                pointwise = pointwise && fp.calls == 1;
+            }
             const double inline_cost = evaluations[s.name] * s.ops_per_point;
             const double root_cost = points * (s.ops_per_point + s.bytes_per_point * round_trip_ops_per_byte);
-            inline_it = (reads <= 1 && s.value_ops == 0) || inline_cost <= root_cost;
+            // A pointwise value that costs no more than a load or two to compute (a product, a cast)
+            // is recomputed wherever it is read rather than stored and loaded again.
+            const bool as_cheap_as_a_load = pointwise && s.value_ops <= cheap_value_ops;
+            inline_it = (reads <= 1 && s.value_ops == 0) || as_cheap_as_a_load || inline_cost <= root_cost;
         }
         const double evaluated = inline_it ? evaluations[s.name] : points;
         if (inline_it) inlined.insert(s.name);

@@ -197,6 +197,39 @@ TEST_CASE("an autoscheduled matrix product gives the default schedule's bits") {
             CHECK_MESSAGE(actual(i, j) == expected(i, j), "at (" << i << ", " << j << ")");
 }
 
+TEST_CASE("a convolution read by its activation is computed per register tile, with the default's bits") {
+    // Channels innermost; the sizes divide neither the vector nor the tile's rows.
+    const int channels = 5, filters = 21, width = 13, height = 11, batch = 2;
+    ImageParam input(Float(32), 4, "input"), filter(Float(32), 4, "filter");
+    Func conv("conv"), relu("relu");
+    Var c("c"), x("x"), y("y"), n("n");
+    RDom r(0, channels, 0, 3, 0, 3, "r");
+    conv(c, x, y, n) = 0.0f;
+    conv(c, x, y, n) += filter(r.x, r.y, r.z, c) * input(r.x, x + r.y, y + r.z, n);
+    relu(c, x, y, n) = max(0.0f, conv(c, x, y, n));
+    relu.set_estimates({{0, filters}, {0, width}, {0, height}, {0, batch}});
+    input.set_estimates({{0, channels}, {0, width + 2}, {0, height + 2}, {0, batch}});
+    filter.set_estimates({{0, channels}, {0, 3}, {0, 3}, {0, filters}});
+    Buffer<float> in(channels, width + 2, height + 2, batch), w(channels, 3, 3, filters);
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    in.for_each_value([&](float& v) { v = value(rng); });
+    w.for_each_value([&](float& v) { v = value(rng); });
+    input.set(in);
+    filter.set(w);
+    Buffer<float> expected = relu.realize({filters, width, height, batch});
+    const AutoSchedulerResults results = Pipeline(relu).auto_schedule("Tessera", get_host_target());
+    CHECK_MESSAGE(contains(results.schedule_source, "conv.compute_at(relu"), results.schedule_source);
+    CHECK_MESSAGE(contains(results.schedule_source, ".unroll("), results.schedule_source);
+    Buffer<float> actual = relu.realize({filters, width, height, batch});
+    actual.for_each_element(
+        [&](int i, int j, int k, int b) { REQUIRE(actual(i, j, k, b) == expected(i, j, k, b)); });
+    Buffer<float> checked(filters, width, height, batch);
+    relu.realize(checked, get_host_target().with_feature(Target::CheckBounds));
+    checked.for_each_element(
+        [&](int i, int j, int k, int b) { REQUIRE(checked(i, j, k, b) == expected(i, j, k, b)); });
+}
+
 TEST_CASE("get_func names the pipeline's Funcs producers first") {
     Unsharp u;
     Pipeline p(u.output);
