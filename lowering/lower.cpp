@@ -98,6 +98,12 @@ ir::Stmt lower_loop_nest(const std::vector<std::shared_ptr<lang::FunctionContent
     return front_passes(outputs, LoweringOptions(), env, result);
 }
 
+void infer_bounds(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs) {
+    Environment env = build_environment(outputs);
+    inline_functions(env);
+    bounds_inference(schedule_functions(env), env);
+}
+
 LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
                       const std::string& name, const LoweringOptions& options) {
     LoweredPipeline result;

@@ -41,4 +41,8 @@ LoweredPipeline lower(const std::vector<std::shared_ptr<lang::FunctionContents>>
 // simplified, every loop still marked parallel, vectorized or unrolled as its schedule says.
 ir::Stmt lower_loop_nest(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs);
 
+// Runs the passes up to bounds inference, which throw a CompileError where a schedule's regions
+// cannot be inferred: a cheap test of a schedule before the costly passes.
+void infer_bounds(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs);
+
 }  // namespace tessera::lowering

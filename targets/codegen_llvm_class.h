@@ -112,6 +112,9 @@ protected:
     llvm::Value* dense_load(const std::string& buffer, Type t, llvm::Value* first_index, llvm::Align align);
     // Vectors of type t at first_index + i * stride, for a small constant stride.
     llvm::Value* strided_load(const std::string& buffer, Type t, llvm::Value* first_index, int stride);
+    // Vectors at ramp(b, 1, n) / k + offset for a small constant k, or null for any other index
+    // (codegen_llvm_upsampled.cpp).
+    llvm::Value* upsampled_load(const ir::Load* op);
     void dense_store(const std::string& buffer, llvm::Value* value, Type t, llvm::Value* first_index,
                      llvm::Align align);
     llvm::Value* predicated_load(const ir::Load* op);

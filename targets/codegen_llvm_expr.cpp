@@ -340,6 +340,8 @@ llvm::Value* CodeGenLLVM::load_vector(const ir::Load* op) {
         llvm::Value* scalar =
             tag_access(builder_.CreateAlignedLoad(memory_type(element), address, align), op->name);
         v = builder_.CreateVectorSplat(t.lanes(), scalar);
+    } else if (llvm::Value* upsampled = upsampled_load(op)) {
+        v = upsampled;
     } else {
         llvm::Value* addresses = element_address(op->name, element, codegen_index(op->name, op->index));
         llvm::Value* all = llvm::ConstantInt::getTrue(llvm_type(Bool(t.lanes())));

@@ -11,12 +11,6 @@ namespace {
 constexpr double cache_line_bytes = 64;
 // A tile's fixed cost: its loops, the allocations of its members.
 constexpr double per_tile_overhead = 300;
-// The most Funcs computed per tile of one root. Deeper nests of Funcs computed at tiles make bounds
-// inference's expressions grow with every level (and compile times with them) for little gain.
-constexpr size_t max_members = 12;
-// How deep in a group a member may be: a read with an affine footprint counts 1, and each division
-// in it (up- or downsampling) 2 more, as bounds expressions grow much faster through them.
-constexpr int max_member_depth = 6;
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -149,7 +143,9 @@ void choose_tile(const CostModel& model, const PipelineAnalysis& a, const Machin
     }
 }
 
-// The depth of the deepest member: the cheapest path of reads to it from the root.
+// The depth of the deepest member, the cheapest path of reads to it from the root, or of a Func
+// outside the group that a member reads: a read with an affine footprint counts 1, and each
+// division in it (up- or downsampling) 2 more, as bounds expressions grow much faster through them.
 int member_depth(const PipelineAnalysis& a, const Group& g) {
     std::map<std::string, int> depth{{g.root, 0}};
     int deepest = 0;
@@ -163,19 +159,26 @@ int member_depth(const PipelineAnalysis& a, const Group& g) {
         depth[*it] = d;
         deepest = std::max(deepest, d);
     }
+    // The Funcs outside the group that members read: their regions come through the members'.
+    for (const auto& [member, d] : depth) {
+        if (member == g.root) continue;
+        for (const Footprint& fp : a.stage(member).footprints)
+            if (!fp.producer_is_image && !in_group(g, fp.producer))
+                deepest = std::max(deepest, d + 1 + 2 * fp.divisions);
+    }
     return deepest;
 }
 
 }  // namespace
 
 // Whether producer p may be computed per tile of the group g that all its consumers belong to.
-bool can_join(const PipelineAnalysis& a, const Group& p, const Group& g) {
+bool can_join(const PipelineAnalysis& a, const Group& p, const Group& g, const GroupingLimits& limits) {
     const StageNode& producer = a.stage(p.root);
     const StageNode& root = a.stage(g.root);
     if (producer.is_output || producer.has_updates || producer.user_scheduled) return false;
     if (root.user_scheduled || root.has_updates || root.region.empty()) return false;
     if (producer.consumers.empty()) return false;
-    if (g.members.size() + 1 + p.members.size() > max_members) return false;
+    if (g.members.size() + 1 + p.members.size() > limits.max_members) return false;
     return std::all_of(producer.consumers.begin(), producer.consumers.end(),
                        [&](const std::string& c) { return in_group(g, c); });
 }
@@ -294,7 +297,8 @@ std::optional<Group> register_tile_group(const PipelineAnalysis& a, const Machin
     return g;
 }
 
-std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& machine) {
+std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& machine,
+                                const GroupingLimits& limits) {
     CostModel model(a, machine);
     std::map<std::string, Group> groups;
     std::map<std::string, std::string> group_of;
@@ -322,9 +326,9 @@ std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& m
         const StageNode& s = a.stage(producer);
         if (s.consumers.empty() || register_tiled.count(group_of.at(s.consumers[0]))) return;
         const Group& g = groups.at(group_of.at(s.consumers[0]));
-        if (g.root == producer || !can_join(a, p, g)) return;
+        if (g.root == producer || !can_join(a, p, g, limits)) return;
         Group m = merged(a, p, g);
-        if (member_depth(a, m) > max_member_depth) return;
+        if (member_depth(a, m) > limits.max_member_depth) return;
         choose_tile(model, a, machine, m);
         if (m.cost < p.cost + g.cost) candidates[producer] = m;
     };

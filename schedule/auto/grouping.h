@@ -44,8 +44,18 @@ struct MachineModel {
 
 MachineModel machine_model(const PipelineAnalysis& a, const MachineParams& params, const Target& target);
 
+// How far groups may grow: the Funcs computed per tile of a root, and how deep in reads (see
+// member_depth in grouping.cpp). Deeper nests of Funcs computed at tiles make bounds inference's
+// expressions grow with every level (and compile times with them); past a size, a region cannot
+// be bounded at all.
+struct GroupingLimits {
+    size_t max_members = 12;
+    int max_member_depth = 6;
+};
+
 // Groups in realization order of their roots. Funcs the user scheduled stay alone.
-std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& machine);
+std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& machine,
+                                const GroupingLimits& limits = GroupingLimits());
 
 // The stage alone in its group, with the tile the cost model prefers.
 Group singleton_group(const PipelineAnalysis& a, const MachineModel& machine, const std::string& name);
@@ -57,7 +67,8 @@ std::optional<Group> register_tile_group(const PipelineAnalysis& a, const Machin
 
 // Whether the group p (its root and members) may be computed per tile of the group g, which all of
 // p's root's consumers belong to; and the group they make.
-bool can_join(const PipelineAnalysis& a, const Group& p, const Group& g);
+bool can_join(const PipelineAnalysis& a, const Group& p, const Group& g,
+              const GroupingLimits& limits = GroupingLimits());
 Group merged(const PipelineAnalysis& a, const Group& p, const Group& g);
 
 // The region of each member (and of the root) that one tile of the root computes, for a tile placed

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <set>
 
+#include "lowering/lower.h"
 #include "schedule/auto/grouping.h"
 #include "schedule/auto/pipeline_analysis.h"
 #include "schedule/auto/stage_schedules.h"
@@ -100,9 +101,23 @@ SchedulePlan tessera_autoschedule(const std::vector<std::shared_ptr<lang::Functi
     const std::set<std::string> inlined = choose_inlined(analyze_pipeline(outputs, {}));
     const PipelineAnalysis a = analyze_pipeline(outputs, inlined);
     const MachineModel machine = machine_model(a, params, target);
-    const std::vector<Group> groups = group_stages(a, machine);
-    if (debugging()) print_analysis(a, inlined, groups);
-    return plan_schedules(a, groups, machine, funcs, inlined);
+    // From the groups the cost model prefers to none at all: the last always has bounds.
+    const std::vector<GroupingLimits> limits = {{12, 6}, {6, 4}, {0, 0}};
+    for (size_t attempt = 0;; attempt++) {
+        const std::vector<Group> groups = group_stages(a, machine, limits[attempt]);
+        if (debugging()) print_analysis(a, inlined, groups);
+        SchedulePlan plan = plan_schedules(a, groups, machine, funcs, inlined);
+        const ScheduleSnapshot before(plan);
+        apply_plan(plan);
+        if (attempt + 1 == limits.size()) return plan;
+        try {
+            lowering::infer_bounds(outputs);
+            return plan;
+        } catch (const CompileError& e) {
+            if (debugging()) std::cerr << "tessera autoscheduler: smaller groups, as " << e.what() << "\n";
+            before.restore();
+        }
+    }
 }
 
 }  // namespace tessera::autoschedule

@@ -20,6 +20,8 @@ namespace tessera::autoschedule {
 // them, as the analysis of the pipeline with none inlined sees them.
 std::set<std::string> choose_inlined(const PipelineAnalysis& a);
 
+// Plans the schedule and applies it. Should bounds inference fail on the plan (a region too deep
+// in a nest of up- and downsamplings to bound), the groups are made smaller until it succeeds.
 SchedulePlan tessera_autoschedule(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
                                   const Target& target, const MachineParams& params);
 

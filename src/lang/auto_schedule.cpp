@@ -18,9 +18,8 @@ namespace {
 
 void tessera_autoscheduler(const Pipeline& p, const Target& target, const MachineParams& params,
                            AutoSchedulerResults* results) {
-    autoschedule::SchedulePlan plan =
+    const autoschedule::SchedulePlan plan =
         autoschedule::tessera_autoschedule(autoschedule::output_functions(p), target, params);
-    autoschedule::apply_plan(plan);
     std::ostringstream source;
     source
         << "// The Tessera autoscheduler's schedule for " << target.to_string() << ", MachineParams("

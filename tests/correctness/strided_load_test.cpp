@@ -1,6 +1,7 @@
-// Vector loads with a constant stride of 2 to 4 (a stride-2 convolution's input, a deinterleave):
-// one dense load of the span the lanes cover and a shuffle, which must give every lane's element
-// and read nothing past the last one, even where the buffer ends at an unmapped page.
+// Vector loads with a constant stride of 2 to 4 (a stride-2 convolution's input, a deinterleave),
+// and up-sampling reads (x / k for k from 2 to 4): one dense load of the span the lanes cover and a
+// shuffle, which must give every lane's element and read nothing past the last one, even where the
+// buffer ends at an unmapped page.
 
 #include <doctest/doctest.h>
 #include <sys/mman.h>
@@ -8,6 +9,9 @@
 
 #include <tessera/tessera.h>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 using namespace tessera;
 
@@ -58,7 +62,56 @@ void check_strided(int stride, int lanes) {
                       "at " << i);
 }
 
+template <typename T>
+void check_upsampled(int factor, int lanes, int first) {
+    CAPTURE(factor);
+    CAPTURE(lanes);
+    CAPTURE(first);
+    // out covers [first, first + 37): every remainder of a vector's first lane modulo the factor
+    // comes up; in ends exactly at the last element read.
+    const int width = 37, last = first + width - 1, in_count = (last + factor - 1) / factor + 1;
+    BeforeGuardPage<T> memory(in_count);
+    for (int i = 0; i < in_count; i++) memory.data()[i] = T(i * 7 % 251);
+    Buffer<T> in(memory.data(), {in_count});
+    Func f("f");
+    Var x("x");
+    f(x) = in(x / factor) + in((x + factor - 1) / factor);
+    f.vectorize(x, lanes, TailStrategy::ShiftInwards);
+    Buffer<T> out(width);
+    out.set_min(first);
+    f.realize(out);
+    for (int i = first; i <= last; i++)
+        CHECK_MESSAGE(out(i) == T(memory.data()[i / factor] + memory.data()[(i + factor - 1) / factor]),
+                      "at " << i);
+}
+
 }  // namespace
+
+TEST_CASE("up-sampling vector loads give every lane's element and read nothing past the last") {
+    for (int factor : {2, 3, 4}) {
+        for (int lanes : {4, 8, 16}) {
+            for (int first : {0, 1, 2, 3}) {
+                check_upsampled<float>(factor, lanes, first);
+                check_upsampled<uint8_t>(factor, lanes, first);
+                check_upsampled<int16_t>(factor, lanes, first);
+            }
+        }
+    }
+    // No gather is left where the target has them.
+    if (get_host_target().has_feature(Target::AVX2)) {
+        ImageParam in(Float(32), 1, "in");
+        Func f("f");
+        Var x("x");
+        f(x) = in(x / 2) * 0.75f + in((x + 1) / 2) * 0.25f;
+        f.vectorize(x, 8);
+        const std::string path = "upsampled_load_test.s";
+        Pipeline(f).compile_to_assembly(path, {in}, "upsampled", get_host_target());
+        std::ifstream file(path);
+        const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        CHECK(text.find("gather") == std::string::npos);
+        CHECK(text.find("upsampled") != std::string::npos);
+    }
+}
 
 TEST_CASE("vector loads of stride 2 to 4 give every lane's element and read nothing past the last") {
     for (int stride : {2, 3, 4}) {
