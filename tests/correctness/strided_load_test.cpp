@@ -9,6 +9,7 @@
 
 #include <tessera/tessera.h>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -104,7 +105,8 @@ TEST_CASE("up-sampling vector loads give every lane's element and read nothing p
         Var x("x");
         f(x) = in(x / 2) * 0.75f + in((x + 1) / 2) * 0.25f;
         f.vectorize(x, 8);
-        const std::string path = "upsampled_load_test.s";
+        const std::string path =
+            (std::filesystem::temp_directory_path() / "tessera_upsampled_load_test.s").string();
         Pipeline(f).compile_to_assembly(path, {in}, "upsampled", get_host_target());
         std::ifstream file(path);
         const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
