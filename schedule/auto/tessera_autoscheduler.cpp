@@ -57,6 +57,16 @@ void print_analysis(const PipelineAnalysis& a, const std::set<std::string>& inli
     }
 }
 
+// Whether some Func reads another through a division (up- or downsampling): only then may bounds
+// grow past what bounds inference can bound, and only then is the plan checked (which costs about
+// as much as scheduling).
+bool resamples(const PipelineAnalysis& a) {
+    for (const StageNode& s : a.stages)
+        for (const Footprint& fp : s.footprints)
+            if (fp.divisions > 0 && !fp.producer_is_image) return true;
+    return false;
+}
+
 }  // namespace
 
 // Inlined: what the user computes inline, and, of the rest, pure Funcs that only read one value
@@ -109,7 +119,7 @@ SchedulePlan tessera_autoschedule(const std::vector<std::shared_ptr<lang::Functi
         SchedulePlan plan = plan_schedules(a, groups, machine, funcs, inlined);
         const ScheduleSnapshot before(plan);
         apply_plan(plan);
-        if (attempt + 1 == limits.size()) return plan;
+        if (attempt + 1 == limits.size() || !resamples(a)) return plan;
         try {
             lowering::infer_bounds(outputs);
             return plan;
