@@ -50,6 +50,24 @@ struct TiledLoops {
     std::string tile_loop;  // where members are computed: the innermost loop over tiles
 };
 
+// The outermost loops over tiles run in parallel, fused until they give every core work; the
+// members are computed at the innermost loop over tiles.
+void parallelize_tiles(TiledLoops& loops, const std::vector<int64_t>& outer_extents, int parallelism,
+                       FuncBuilder& b) {
+    std::string parallel = loops.outer.back().name;
+    int64_t tasks = outer_extents.back();
+    size_t next = loops.outer.size() - 1;
+    while (tasks < 2 * parallelism && next > 0) {
+        next--;
+        const std::string fused = b.fresh(loops.outer[next].name + "_" + parallel);
+        b.stage_call(0, Kind::Fuse, {loops.outer[next], pure(parallel), pure(fused)});
+        parallel = fused;
+        tasks *= outer_extents[next];
+    }
+    b.stage_call(0, Kind::Parallel, {pure(parallel)});
+    loops.tile_loop = next == 0 ? parallel : loops.outer[0].name;
+}
+
 TiledLoops tile_pure_stage(const StageNode& s, const Group& g, int lanes, int parallelism, FuncBuilder& b) {
     const std::vector<int64_t>& tile = g.tile;
     TiledLoops loops;
@@ -92,19 +110,7 @@ TiledLoops tile_pure_stage(const StageNode& s, const Group& g, int lanes, int pa
         }
     }
     if (loops.outer.empty()) return loops;
-    // The outermost loops over tiles run in parallel, fused until they give every core work.
-    std::string parallel = loops.outer.back().name;
-    int64_t tasks = outer_extents.back();
-    size_t next = loops.outer.size() - 1;
-    while (tasks < 2 * parallelism && next > 0) {
-        next--;
-        const std::string fused = b.fresh(loops.outer[next].name + "_" + parallel);
-        b.stage_call(0, Kind::Fuse, {loops.outer[next], pure(parallel), pure(fused)});
-        parallel = fused;
-        tasks *= outer_extents[next];
-    }
-    b.stage_call(0, Kind::Parallel, {pure(parallel)});
-    loops.tile_loop = next == 0 ? parallel : loops.outer[0].name;
+    parallelize_tiles(loops, outer_extents, parallelism, b);
     return loops;
 }
 
@@ -195,18 +201,7 @@ TiledLoops register_tile_root(const StageNode& s, const Group& g, int lanes, int
                          TailStrategy::GuardWithIf);
     }
     for (const LoopName& u : unrolled) b.stage_call(0, Kind::Unroll, {u});
-    std::string parallel = loops.outer.back().name;
-    int64_t tasks = outer_extents.back();
-    size_t next = loops.outer.size() - 1;
-    while (tasks < 2 * parallelism && next > 0) {
-        next--;
-        const std::string fused = b.fresh(loops.outer[next].name + "_" + parallel);
-        b.stage_call(0, Kind::Fuse, {loops.outer[next], pure(parallel), pure(fused)});
-        parallel = fused;
-        tasks *= outer_extents[next];
-    }
-    b.stage_call(0, Kind::Parallel, {pure(parallel)});
-    loops.tile_loop = next == 0 ? parallel : loops.outer[0].name;
+    parallelize_tiles(loops, outer_extents, parallelism, b);
     return loops;
 }
 
