@@ -135,6 +135,17 @@ private:
         return ir::int_var(dim_loop_extent(f.name, stage, dim));
     }
 
+    // Whether a dimension's variable lies in its loop's range. A pure Var is compared with the
+    // region's max itself, not min + extent: bounds inference then bounds the points a tile's
+    // producers need by the region's end, which min and extent, bounded apart, would not (in the
+    // last tile of a GuardWithIf split they would be bounded by the whole tile).
+    Expr within_loop(const std::string& dim) const {
+        const std::vector<std::string> pure = pure_vars_of(def);
+        if (std::find(pure.begin(), pure.end(), dim) != pure.end())
+            return var(dim) <= ir::int_var(loop_max(f.name, stage, dim));
+        return var(dim) < loop_min_of(dim) + loop_extent_of(dim);
+    }
+
     std::vector<std::string> original_vars() const {
         std::vector<std::string> vars;
         if (def.rdom) {
@@ -207,11 +218,8 @@ private:
                 if (tail == TailStrategy::ShiftInwards)
                     offset = min(likely_if_innermost(offset), loop_extent_of(s.old_var) - factor);
                 value(s.old_var, loop_min_of(s.old_var) + offset + var(s.inner));
-                if (tail == TailStrategy::GuardWithIf) {
-                    guards.emplace(
-                        loop_var(f.name, stage, s.old_var),
-                        likely(var(s.old_var) < loop_min_of(s.old_var) + loop_extent_of(s.old_var)));
-                }
+                if (tail == TailStrategy::GuardWithIf)
+                    guards.emplace(loop_var(f.name, stage, s.old_var), likely(within_loop(s.old_var)));
                 break;
             }
             case Split::Kind::Fuse:

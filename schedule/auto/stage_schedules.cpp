@@ -115,11 +115,13 @@ TiledLoops tile_pure_stage(const StageNode& s, const Group& g, int lanes, int pa
 }
 
 // An update: vectorized across the innermost pure Var it keeps, with its RVars (which may carry
-// dependences) outside the vector; parallel across its outermost pure Var. In a reduction over
+// dependences) outside the vector; parallel across its outermost pure Vars, fused until every core
+// has work (an IIR filter down the columns of three channels: over channels and columns). In a reduction over
 // RVars that keeps two pure Vars or more (a matrix product, a convolution), a register tile: the
 // group's update_rows values of the second computed together, unrolled, so that each value read
 // inside the reduction serves several vectors of sums.
-void schedule_update(const StageNode& s, const Group& g, int update, int lanes, FuncBuilder& b) {
+void schedule_update(const StageNode& s, const Group& g, int update, int lanes, int parallelism,
+                     FuncBuilder& b) {
     const int stage = update + 1;
     const std::vector<std::string>& pure_vars = s.update_pure_vars[size_t(update)];
     const std::vector<std::string>& rvars = s.update_rvars[size_t(update)];
@@ -129,7 +131,8 @@ void schedule_update(const StageNode& s, const Group& g, int update, int lanes, 
         return s.region[size_t(it - s.vars.begin())].extent();
     };
     std::vector<LoopName> order;
-    std::vector<LoopName> outer;  // the pure loops outside the RVars, innermost first
+    std::vector<LoopName> outer;         // the pure loops outside the RVars, innermost first
+    std::vector<int64_t> outer_extents;  // and their extents
     const std::string& first = pure_vars[0];
     const bool vectorize = first == s.vars[0] && extent_of(first) >= 2;
     if (vectorize) {
@@ -140,8 +143,10 @@ void schedule_update(const StageNode& s, const Group& g, int update, int lanes, 
         b.stage_call(stage, Kind::Split, {pure(first), pure(o), pure(v)}, width, TailStrategy::GuardWithIf);
         order.push_back(pure(v));
         outer.push_back(pure(o));
+        outer_extents.push_back((extent_of(first) + width - 1) / width);
     } else {
         outer.push_back(pure(first));
+        outer_extents.push_back(extent_of(first));
     }
     size_t next = 1;
     if (vectorize && !rvars.empty() && pure_vars.size() >= 2 && g.update_rows > 1 &&
@@ -152,17 +157,30 @@ void schedule_update(const StageNode& s, const Group& g, int update, int lanes, 
                      TailStrategy::GuardWithIf);
         order.push_back(pure(i));
         outer.push_back(pure(o));
+        outer_extents.push_back((extent_of(second) + g.update_rows - 1) / g.update_rows);
         next = 2;
     }
     for (const std::string& r : rvars) order.push_back(LoopName{r, true});
-    for (size_t i = next; i < pure_vars.size(); i++) outer.push_back(pure(pure_vars[i]));
+    for (size_t i = next; i < pure_vars.size(); i++) {
+        outer.push_back(pure(pure_vars[i]));
+        outer_extents.push_back(extent_of(pure_vars[i]));
+    }
     order.insert(order.end(), outer.begin(), outer.end());
     if (!rvars.empty() && order.size() > 1) b.stage_call(stage, Kind::Reorder, order);
     if (vectorize) b.stage_call(stage, Kind::Vectorize, {order[0]});
     if (next == 2) b.stage_call(stage, Kind::Unroll, {order[1]});
-    const LoopName& outermost = outer.back();
     const bool worth_parallel = outer.size() > 1 || !vectorize || extent_of(first) > 2 * lanes;
-    if (worth_parallel) b.stage_call(stage, Kind::Parallel, {outermost});
+    if (!worth_parallel) return;
+    std::string parallel = outer.back().name;
+    int64_t tasks = outer_extents.back();
+    for (size_t next_inner = outer.size() - 1; tasks < 2 * parallelism && next_inner > 0;) {
+        next_inner--;
+        const std::string fused = b.fresh(outer[next_inner].name + "_" + parallel);
+        b.stage_call(stage, Kind::Fuse, {outer[next_inner], pure(parallel), pure(fused)});
+        parallel = fused;
+        tasks *= outer_extents[next_inner];
+    }
+    b.stage_call(stage, Kind::Parallel, {pure(parallel)});
 }
 
 // The consumer of a register-tile group: split into register tiles (shifted inwards at the edges,
@@ -262,7 +280,8 @@ void schedule_group(const PipelineAnalysis& a, const Group& g, const MachineMode
     if (!root.is_output) b.add(Directive{Kind::ComputeRoot, 0, {}, 0, TailStrategy::Auto, ""});
     const int lanes = machine.vector_lanes.at(g.root);
     TiledLoops loops = tile_pure_stage(root, g, lanes, machine.parallelism, b);
-    for (size_t u = 0; u < root.update_pure_vars.size(); u++) schedule_update(root, g, int(u), lanes, b);
+    for (size_t u = 0; u < root.update_pure_vars.size(); u++)
+        schedule_update(root, g, int(u), lanes, machine.parallelism, b);
     const std::map<std::string, Region> regions = tile_regions(a, g, g.tile);
     for (const std::string& m : g.members) {
         const StageNode& member = a.stage(m);

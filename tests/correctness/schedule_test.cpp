@@ -3,9 +3,11 @@
 
 #include <doctest/doctest.h>
 
+#include <tessera/runtime.h>
 #include <tessera/tessera.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -554,6 +556,47 @@ TEST_CASE(
     const std::string text = lowered_text(g);
     CHECK(text.find("let g.s0.x.xo.steady_end") != std::string::npos);
     CHECK(text.find("let f.s0.x.max = ((g.min.0 + (g.s0.x.xo * 8)) + 8)") != std::string::npos);
+}
+
+TEST_CASE("the last of the GuardWithIf tiles asks its producers' producers for no more than it needs") {
+    // down_x is computed per tile of down and vectorized with its own guard; the image at the root
+    // must span what the last, short tile reads, not a whole tile more (which, down a pyramid of
+    // such levels, doubled at every level).
+    static uint64_t largest = 0;
+    largest = 0;
+    tessera_set_custom_allocator(
+        [](void*, uint64_t size) -> void* {
+            largest = std::max(largest, size);
+            return std::aligned_alloc(64, (size + 63) / 64 * 64);
+        },
+        [](void*, void* p) { std::free(p); });
+    ImageParam in(Float(32), 2, "in");
+    Buffer<float> values(1000, 500);
+    values.for_each_element([&](int x, int y) { values(x, y) = float((x * 7 + y * 13) % 251); });
+    in.set(values);
+    Func image("image"), down_x("down_x"), down("down"), out("out");
+    Var x("x"), y("y"), xo("xo"), xi("xi"), yo("yo"), yi("yi");
+    image(x, y) = in(clamp(x, 0, 999), clamp(y, 0, 499)) * 2.0f;
+    down_x(x, y) = image(2 * x - 1, y) + image(2 * x + 2, y);
+    down(x, y) = down_x(x, 2 * y - 1) + down_x(x, 2 * y + 2);
+    out(x, y) = down(x, y) + 1.0f;
+    image.compute_root();
+    down.compute_root()
+        .split(x, xo, xi, 128, TailStrategy::GuardWithIf)
+        .split(y, yo, yi, 64, TailStrategy::GuardWithIf)
+        .reorder(xi, yi, xo, yo);
+    down_x.compute_at(down, xo).vectorize(x, 16, TailStrategy::GuardWithIf);
+    const Buffer<float> result = out.realize({300, 200});
+    tessera_set_custom_allocator(nullptr, nullptr);
+    result.for_each_element([&](int px, int py) {
+        auto at = [&](int qx, int qy) {
+            return values(std::clamp(qx, 0, 999), std::clamp(qy, 0, 499)) * 2.0f;
+        };
+        auto across = [&](int qy) { return at(2 * px - 1, qy) + at(2 * px + 2, qy); };
+        REQUIRE(result(px, py) == across(2 * py - 1) + across(2 * py + 2) + 1.0f);
+    });
+    // image spans x in [-1, 600] and y in [-1, 400]: 602 by 402 floats.
+    CHECK(largest == uint64_t(602) * 402 * sizeof(float));
 }
 
 TEST_CASE("a layout packed in blocks of the vector width is read with dense loads by aligned tiles") {
