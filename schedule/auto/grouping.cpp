@@ -39,6 +39,20 @@ double lane_efficiency(int64_t extent, int lanes) {
     return double(extent) / double(ceil_div(extent, lanes) * lanes);
 }
 
+// Whether a tile's region of a Func with updates spans the whole of every dimension its updates
+// walk with RVars (a scan down columns: whole columns), so that no tile computes a scan again.
+bool covers_scans(const StageNode& s, const Region& region) {
+    if (!s.has_updates) return true;
+    if (region.size() != s.region.size()) return false;
+    for (size_t d = 0; d < s.vars.size(); d++) {
+        const bool scanned = std::any_of(
+            s.update_pure_vars.begin(), s.update_pure_vars.end(),
+            [&](const auto& pure) { return std::find(pure.begin(), pure.end(), s.vars[d]) == pure.end(); });
+        if (scanned && (region[d].min > s.region[d].min || region[d].max < s.region[d].max)) return false;
+    }
+    return true;
+}
+
 class CostModel {
 public:
     CostModel(const PipelineAnalysis& a, const MachineModel& m) : a_(a), m_(m) {}
@@ -49,6 +63,8 @@ public:
         int64_t tiles = 1;
         for (size_t d = 0; d < tile.size(); d++) tiles *= ceil_div(root.region[d].extent(), tile[d]);
         const std::map<std::string, Region> regions = tile_regions(a_, g, tile);
+        for (const std::string& m : g.members)
+            if (!covers_scans(a_.stage(m), regions.at(m))) return std::numeric_limits<double>::infinity();
         const double line_cost = m_.balance / cache_line_bytes;
         const double per_line = m_.balance;
         double compute = 0, traffic = 0, working_set = 0, intermediate = 0;
@@ -175,7 +191,12 @@ int member_depth(const PipelineAnalysis& a, const Group& g) {
 bool can_join(const PipelineAnalysis& a, const Group& p, const Group& g, const GroupingLimits& limits) {
     const StageNode& producer = a.stage(p.root);
     const StageNode& root = a.stage(g.root);
-    if (producer.is_output || producer.has_updates || producer.user_scheduled) return false;
+    if (producer.is_output || producer.user_scheduled) return false;
+    // A Func with updates joins alone, read by the root only, and is computed per tile over all
+    // that its scans walk (see covers_scans).
+    if (producer.has_updates &&
+        (!p.members.empty() || producer.consumers != std::vector<std::string>{g.root}))
+        return false;
     if (root.user_scheduled || root.has_updates || root.region.empty()) return false;
     if (producer.consumers.empty()) return false;
     if (g.members.size() + 1 + p.members.size() > limits.max_members) return false;
@@ -202,7 +223,7 @@ MachineModel machine_model(const PipelineAnalysis& a, const MachineParams& param
     MachineModel m;
     m.parallelism = std::max(params.parallelism, 1);
     m.last_level_cache_bytes = double(std::max<uint64_t>(params.last_level_cache_size, 64 * 1024));
-    m.cache_bytes_per_core = std::clamp(m.last_level_cache_bytes / m.parallelism, 128.0 * 1024, 256.0 * 1024);
+    m.cache_bytes_per_core = std::clamp(m.last_level_cache_bytes / m.parallelism, 128.0 * 1024, 512.0 * 1024);
     m.balance = std::max(params.balance, 1.0f);
     m.vector_registers = target.has_feature(Target::AVX512) ? 32 : 16;
     for (const StageNode& s : a.stages) {

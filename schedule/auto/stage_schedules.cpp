@@ -116,7 +116,8 @@ TiledLoops tile_pure_stage(const StageNode& s, const Group& g, int lanes, int pa
 
 // An update: vectorized across the innermost pure Var it keeps, with its RVars (which may carry
 // dependences) outside the vector; parallel across its outermost pure Vars, fused until every core
-// has work (an IIR filter down the columns of three channels: over channels and columns). In a reduction over
+// has work (an IIR filter down the columns of three channels: over channels and columns), unless
+// parallelism is 0 (inside a parallel loop already). In a reduction over
 // RVars that keeps two pure Vars or more (a matrix product, a convolution), a register tile: the
 // group's update_rows values of the second computed together, unrolled, so that each value read
 // inside the reduction serves several vectors of sums.
@@ -170,7 +171,7 @@ void schedule_update(const StageNode& s, const Group& g, int update, int lanes, 
     if (vectorize) b.stage_call(stage, Kind::Vectorize, {order[0]});
     if (next == 2) b.stage_call(stage, Kind::Unroll, {order[1]});
     const bool worth_parallel = outer.size() > 1 || !vectorize || extent_of(first) > 2 * lanes;
-    if (!worth_parallel) return;
+    if (!worth_parallel || parallelism == 0) return;
     std::string parallel = outer.back().name;
     int64_t tasks = outer_extents.back();
     for (size_t next_inner = outer.size() - 1; tasks < 2 * parallelism && next_inner > 0;) {
@@ -297,6 +298,11 @@ void schedule_group(const PipelineAnalysis& a, const Group& g, const MachineMode
             mb.stage_call(0, Kind::Vectorize, {pure(member.vars[0])},
                           vector_width(member_lanes, region[0].extent()), TailStrategy::GuardWithIf);
         }
+        // Its updates (a scan) run inside the tile, which the loops over tiles already spread over
+        // the cores.
+        const Group plain{m, {}, {}, 0, 1, 1, 1};  // no register tiles: those are the root's
+        for (size_t u = 0; u < member.update_pure_vars.size(); u++)
+            schedule_update(member, plain, int(u), machine.vector_lanes.at(m), /*parallelism=*/0, mb);
     }
 }
 

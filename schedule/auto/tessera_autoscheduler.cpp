@@ -1,5 +1,7 @@
 #include "schedule/auto/tessera_autoscheduler.h"
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <iostream>
 #include <set>
@@ -67,6 +69,19 @@ bool resamples(const PipelineAnalysis& a) {
     return false;
 }
 
+// Whether s reads a Func computed by update stages (a scan, say) and is read by one: kept, s can
+// compute that producer per strip of its own (an IIR filter's columns, transposed), where the
+// consumer with updates could not.
+bool stages_a_scan_for_a_scan(const PipelineAnalysis& a, const StageNode& s) {
+    auto has_updates = [&](const std::string& name) {
+        return a.has_stage(name) && a.stage(name).has_updates;
+    };
+    const bool reads_one = std::any_of(s.footprints.begin(), s.footprints.end(), [&](const Footprint& fp) {
+        return !fp.producer_is_image && has_updates(fp.producer);
+    });
+    return reads_one && std::any_of(s.consumers.begin(), s.consumers.end(), has_updates);
+}
+
 }  // namespace
 
 // Inlined: what the user computes inline, and, of the rest, pure Funcs that only read one value
@@ -97,6 +112,7 @@ std::set<std::string> choose_inlined(const PipelineAnalysis& a) {
             // is recomputed wherever it is read rather than stored and loaded again.
             const bool as_cheap_as_a_load = pointwise && s.value_ops <= cheap_value_ops;
             inline_it = (reads <= 1 && s.value_ops == 0) || as_cheap_as_a_load || inline_cost <= root_cost;
+            inline_it = inline_it && !stages_a_scan_for_a_scan(a, s);
         }
         const double evaluated = inline_it ? evaluations[s.name] : points;
         if (inline_it) inlined.insert(s.name);

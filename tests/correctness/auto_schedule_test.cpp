@@ -230,6 +230,46 @@ TEST_CASE("a convolution read by its activation is computed per register tile, w
         [&](int i, int j, int k, int b) { REQUIRE(checked(i, j, k, b) == expected(i, j, k, b)); });
 }
 
+// A first-order recursive filter down the columns of f, forward then back, then transposed.
+Func iir_columns_transposed(const Func& f, int height, const std::string& name) {
+    Var x("x"), y("y"), c("c");
+    Func blur(name), transposed(name + "_transposed");
+    blur(x, y, c) = f(x, y, c);
+    RDom down(1, height - 1, name + "_down");
+    blur(x, down, c) = 0.75f * blur(x, down - 1, c) + 0.25f * f(x, down, c);
+    RDom up(1, height - 1, name + "_up");
+    const Expr row = height - 1 - up;
+    blur(x, row, c) = 0.75f * blur(x, row + 1, c) + 0.25f * blur(x, row, c);
+    transposed(x, y, c) = blur(y, x, c);
+    return transposed;
+}
+
+TEST_CASE("a scan is computed per strip of the Func that transposes it, with the default's bits") {
+    // Whole columns per strip: the scan runs once per column, and the strip stays in the cache.
+    const int width = 600, height = 390;  // the height not a multiple of the vector width
+    ImageParam input(Float(32), 3, "input");
+    Var x("x"), y("y"), c("c");
+    Func columns = iir_columns_transposed(input, height, "columns");
+    Func rows = iir_columns_transposed(columns, width, "rows");
+    Func output("output");
+    output(x, y, c) = rows(x, y, c);
+    output.set_estimates({{0, width}, {0, height}, {0, 3}});
+    input.set_estimates({{0, width}, {0, height}, {0, 3}});
+    Buffer<float> in(width, height, 3);
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> value(0.0f, 1.0f);
+    in.for_each_value([&](float& v) { v = value(rng); });
+    input.set(in);
+    Buffer<float> expected = output.realize({width, height, 3});
+    const AutoSchedulerResults results = Pipeline(output).auto_schedule("Tessera", get_host_target());
+    CHECK_MESSAGE(contains(results.schedule_source, "rows.compute_at(output"), results.schedule_source);
+    Buffer<float> actual = output.realize({width, height, 3});
+    actual.for_each_element([&](int i, int j, int k) { REQUIRE(actual(i, j, k) == expected(i, j, k)); });
+    Buffer<float> checked(width, height, 3);
+    output.realize(checked, get_host_target().with_feature(Target::CheckBounds));
+    checked.for_each_element([&](int i, int j, int k) { REQUIRE(checked(i, j, k) == expected(i, j, k)); });
+}
+
 TEST_CASE("get_func names the pipeline's Funcs producers first") {
     Unsharp u;
     Pipeline p(u.output);
