@@ -24,19 +24,29 @@ bool in_group(const Group& g, const std::string& name) {
     return g.root == name || std::find(g.members.begin(), g.members.end(), name) != g.members.end();
 }
 
-// The cache lines a region of a Func's values spans: each row (the innermost dimension) starts
-// anywhere in a line, so a narrow tile pays for the partial lines at its edges.
+// The cache lines a region of a Func's values spans: a row (the innermost dimension) that starts
+// and ends inside lines pays for the partial lines at its edges, which narrow tiles feel; one of
+// whole lines from a multiple of a line (a tile of the vector width's multiples) does not.
 double cache_lines(const Region& region, double element_bytes) {
     if (region.empty()) return std::ceil(element_bytes / cache_line_bytes);
     const double row_bytes = double(std::max<int64_t>(region[0].extent(), 0)) * element_bytes;
     const double rows = double(points_of(region)) / double(std::max<int64_t>(region[0].extent(), 1));
-    return rows * (std::ceil(row_bytes / cache_line_bytes) + 1);
+    const bool whole_lines = std::fmod(double(region[0].min) * element_bytes, cache_line_bytes) == 0 &&
+                             std::fmod(row_bytes, cache_line_bytes) == 0;
+    return rows * (std::ceil(row_bytes / cache_line_bytes) + (whole_lines ? 0 : 1));
 }
 
 // The fraction of vector lanes doing useful work over an innermost extent.
 double lane_efficiency(int64_t extent, int lanes) {
     if (lanes <= 1 || extent <= 0) return 1;
     return double(extent) / double(ceil_div(extent, lanes) * lanes);
+}
+
+// The updates of s that walk one of its dimensions with RVars, rather than keep them all pure.
+int scans_of(const StageNode& s) {
+    int scans = 0;
+    for (const auto& pure : s.update_pure_vars) scans += pure.size() < s.vars.size() ? 1 : 0;
+    return scans;
 }
 
 // Whether a tile's region of a Func with updates spans the whole of every dimension its updates
@@ -91,8 +101,10 @@ public:
                 traffic += lines * source_cost(fp) * per_line;
             }
         }
-        // The root's values go out to memory.
-        traffic += double(points_of(regions.at(g.root))) * root.bytes_per_point * line_cost;
+        // The root's values go out to memory, and each update that walks a dimension with RVars (a
+        // scan) reads and writes them once more.
+        const double root_passes = 1 + 2 * double(scans_of(root));
+        traffic += double(points_of(regions.at(g.root))) * root.bytes_per_point * line_cost * root_passes;
         // Intermediates stay in the cache while the tile's working set fits there.
         const double spill = working_set > m_.cache_bytes_per_core ? 1.0 : 0.1;
         traffic += intermediate * spill * line_cost;
