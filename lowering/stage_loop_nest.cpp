@@ -135,13 +135,15 @@ private:
         return ir::int_var(dim_loop_extent(f.name, stage, dim));
     }
 
-    // Whether a dimension's variable lies in its loop's range. A pure Var is compared with the
-    // region's max itself, not min + extent: bounds inference then bounds the points a tile's
-    // producers need by the region's end, which min and extent, bounded apart, would not (in the
-    // last tile of a GuardWithIf split they would be bounded by the whole tile).
+    // Whether a dimension's variable lies in its loop's range. A pure definition's Var is compared
+    // with the region's max itself, not min + extent: bounds inference then bounds the points a
+    // tile's producers need by the region's end, which min and extent, bounded apart, would not (in
+    // the last tile of a GuardWithIf split they would be bounded by the whole tile). Updates keep
+    // min + extent, whose min cancels from the test: the guards of a matrix product's register
+    // tile, in a parallel loop that loop partitioning leaves whole, cost less so.
     Expr within_loop(const std::string& dim) const {
         const std::vector<std::string> pure = pure_vars_of(def);
-        if (std::find(pure.begin(), pure.end(), dim) != pure.end())
+        if (stage == 0 && std::find(pure.begin(), pure.end(), dim) != pure.end())
             return var(dim) <= ir::int_var(loop_max(f.name, stage, dim));
         return var(dim) < loop_min_of(dim) + loop_extent_of(dim);
     }
