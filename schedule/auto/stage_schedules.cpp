@@ -50,22 +50,33 @@ struct TiledLoops {
     std::string tile_loop;  // where members are computed: the innermost loop over tiles
 };
 
-// The outermost loops over tiles run in parallel, fused until they give every core work; the
-// members are computed at the innermost loop over tiles.
-void parallelize_tiles(TiledLoops& loops, const std::vector<int64_t>& outer_extents, int parallelism,
-                       FuncBuilder& b) {
-    std::string parallel = loops.outer.back().name;
+// The outermost of a stage's pure loops (`outer`, innermost first, with their extents) run in
+// parallel, fused inwards until they give every core two tasks. Returns the parallel loop and the
+// index in `outer` of the innermost loop fused into it.
+std::pair<std::string, size_t> parallelize_outermost(int stage, const std::vector<LoopName>& outer,
+                                                     const std::vector<int64_t>& outer_extents,
+                                                     int parallelism, FuncBuilder& b) {
+    std::string parallel = outer.back().name;
     int64_t tasks = outer_extents.back();
-    size_t next = loops.outer.size() - 1;
+    size_t next = outer.size() - 1;
     while (tasks < 2 * parallelism && next > 0) {
         next--;
-        const std::string fused = b.fresh(loops.outer[next].name + "_" + parallel);
-        b.stage_call(0, Kind::Fuse, {loops.outer[next], pure(parallel), pure(fused)});
+        const std::string fused = b.fresh(outer[next].name + "_" + parallel);
+        b.stage_call(stage, Kind::Fuse, {outer[next], pure(parallel), pure(fused)});
         parallel = fused;
         tasks *= outer_extents[next];
     }
-    b.stage_call(0, Kind::Parallel, {pure(parallel)});
-    loops.tile_loop = next == 0 ? parallel : loops.outer[0].name;
+    b.stage_call(stage, Kind::Parallel, {pure(parallel)});
+    return {parallel, next};
+}
+
+// The loops over tiles run in parallel as far as the cores need; the members are computed at the
+// innermost loop over tiles.
+void parallelize_tiles(TiledLoops& loops, const std::vector<int64_t>& outer_extents, int parallelism,
+                       FuncBuilder& b) {
+    const auto [parallel, innermost_fused] =
+        parallelize_outermost(0, loops.outer, outer_extents, parallelism, b);
+    loops.tile_loop = innermost_fused == 0 ? parallel : loops.outer[0].name;
 }
 
 TiledLoops tile_pure_stage(const StageNode& s, const Group& g, int lanes, int parallelism, FuncBuilder& b) {
@@ -171,17 +182,7 @@ void schedule_update(const StageNode& s, const Group& g, int update, int lanes, 
     if (vectorize) b.stage_call(stage, Kind::Vectorize, {order[0]});
     if (next == 2) b.stage_call(stage, Kind::Unroll, {order[1]});
     const bool worth_parallel = outer.size() > 1 || !vectorize || extent_of(first) > 2 * lanes;
-    if (!worth_parallel || parallelism == 0) return;
-    std::string parallel = outer.back().name;
-    int64_t tasks = outer_extents.back();
-    for (size_t next_inner = outer.size() - 1; tasks < 2 * parallelism && next_inner > 0;) {
-        next_inner--;
-        const std::string fused = b.fresh(outer[next_inner].name + "_" + parallel);
-        b.stage_call(stage, Kind::Fuse, {outer[next_inner], pure(parallel), pure(fused)});
-        parallel = fused;
-        tasks *= outer_extents[next_inner];
-    }
-    b.stage_call(stage, Kind::Parallel, {pure(parallel)});
+    if (worth_parallel && parallelism > 0) parallelize_outermost(stage, outer, outer_extents, parallelism, b);
 }
 
 // The consumer of a register-tile group: split into register tiles (shifted inwards at the edges,
@@ -300,7 +301,9 @@ void schedule_group(const PipelineAnalysis& a, const Group& g, const MachineMode
         }
         // Its updates (a scan) run inside the tile, which the loops over tiles already spread over
         // the cores.
-        const Group plain{m, {}, {}, 0, 1, 1, 1};  // no register tiles: those are the root's
+        Group plain{m, {}, {}, 0};  // no register tiles: those are the root's
+        plain.update_rows = 1;
+        plain.update_vectors = 1;
         for (size_t u = 0; u < member.update_pure_vars.size(); u++)
             schedule_update(member, plain, int(u), machine.vector_lanes.at(m), /*parallelism=*/0, mb);
     }
