@@ -50,4 +50,30 @@ struct Sharpen {
     }
 };
 
+// C = A B over ImageParams, estimated at sizes that divide neither the register tile nor the
+// vector: its schedules make Funcs (an accumulator, a packed copy of B).
+struct MatrixProduct {
+    static constexpr int width = 45, height = 27, depth = 19;
+    tessera::ImageParam a{tessera::Float(32), 2, "a"}, b{tessera::Float(32), 2, "b"};
+    tessera::Func c{"c"};
+    tessera::Var x{"x"}, y{"y"};
+    tessera::Pipeline pipeline;
+    MatrixProduct() {
+        tessera::RDom k(0, a.width(), "k");
+        c(x, y) = 0.0f;
+        c(x, y) += a(k, y) * b(x, k);
+        a.set_estimates({{0, depth}, {0, height}});
+        b.set_estimates({{0, width}, {0, depth}});
+        c.set_estimates({{0, width}, {0, height}});
+        pipeline = tessera::Pipeline(c);
+    }
+    tessera::Buffer<float> run(const tessera::Buffer<float>& A, const tessera::Buffer<float>& B) {
+        a.set(A);
+        b.set(B);
+        tessera::Buffer<float> out(width, height);
+        pipeline.realize(out);
+        return out;
+    }
+};
+
 }  // namespace tuning_tests

@@ -136,6 +136,8 @@ public:
     ImageParam() = default;
     ImageParam(Type t, int dimensions, const std::string& name = "")
         : OutputImageParam(lang::make_buffer_parameter(t, dimensions, name)) {}
+    // Another handle on the same input (as Pipeline::get_image_param gives).
+    explicit ImageParam(std::shared_ptr<lang::ParameterContents> p) : OutputImageParam(std::move(p)) {}
 
     template <typename T, int Dims>
     void set(const Buffer<T, Dims>& b) {

@@ -71,6 +71,9 @@ public:
     // The index-th Func of the pipeline in realization order (producers first), as the source that
     // auto_schedule returns names them.
     Func get_func(size_t index) const;
+    // The ImageParam of that name that the pipeline reads, as the source that auto_schedule returns
+    // names the inputs it copies (cache_read).
+    ImageParam get_image_param(const std::string& name) const;
 
     // Chooses a schedule for every Func whose schedule the user has not written, with the named
     // automatic scheduler ("Tessera"), for the target and the machine; applies it and returns it as

@@ -288,44 +288,51 @@ bool read_point_for_point(const PipelineAnalysis& a, const StageNode& r) {
     return true;
 }
 
-// A reduction over RVars that keeps two pure Vars or more, vectorizable across its innermost one.
-bool register_tileable(const StageNode& r) {
-    if (!r.has_updates || r.is_output || r.user_scheduled || r.vars.size() < 2) return false;
-    for (size_t u = 0; u < r.update_pure_vars.size(); u++) {
-        const auto& pure = r.update_pure_vars[u];
-        if (r.update_rvars[u].empty() || pure.size() != r.vars.size() || pure[0] != r.vars[0]) return false;
-    }
-    return true;
-}
-
-// The register tile: `vectors` vectors across the innermost dimension, then 4 x 6 rows of the next
-// two with 32 vector registers, 2 x 3 with 16 (clamped to their extents): most registers hold sums,
-// the rest the operands. The outer dimensions (a batch) are not tiled: the tiles shift inwards at the
+// The register tile, most registers holding sums and the rest the operands: of a matrix product,
+// two vectors across the innermost dimension by 8 rows with 32 vector registers, 6 with 16; of
+// more dimensions (a convolution), one vector by 4 x 6 rows of the next two, or 2 x 3 (clamped to
+// their extents). The outer dimensions (a batch) are not tiled: the tiles shift inwards at the
 // edges, which needs an extent at least the tile's, and a batch is often smaller than estimated.
-std::vector<int64_t> register_tile_of(const StageNode& root, int lanes, int vectors, int registers) {
-    const int64_t rows[] = {registers >= 32 ? 4 : 2, registers >= 32 ? 6 : 3, 1};
+std::vector<int64_t> register_tile_of(const StageNode& root, int lanes, int registers) {
+    const bool wide = registers >= 32;
+    const bool matrix = root.region.size() == 2;
+    const int64_t vectors = matrix && root.region[0].extent() >= 2 * lanes ? 2 : 1;
+    const std::vector<int64_t> rows =
+        matrix ? std::vector<int64_t>{wide ? 8 : 6} : std::vector<int64_t>{wide ? 4 : 2, wide ? 6 : 3};
     std::vector<int64_t> tile;
     for (size_t d = 0; d < root.region.size(); d++) {
         const int64_t extent = std::max<int64_t>(root.region[d].extent(), 1);
-        const int64_t want = d == 0   ? int64_t(lanes) * vectors
-                             : d <= 3 ? rows[d - 1] / (d == 1 ? vectors : 1)
-                                      : 1;
-        tile.push_back(std::min(extent, std::max<int64_t>(want, 1)));
+        const int64_t want = d == 0 ? lanes * vectors : d <= rows.size() ? rows[d - 1] : 1;
+        tile.push_back(std::min(extent, want));
     }
     return tile;
 }
 
 }  // namespace
 
+bool is_contraction(const StageNode& s) {
+    if (!s.has_updates || s.vars.size() < 2) return false;
+    for (size_t u = 0; u < s.update_pure_vars.size(); u++) {
+        const auto& pure = s.update_pure_vars[u];
+        if (s.update_rvars[u].empty() || pure.size() != s.vars.size() || pure[0] != s.vars[0]) return false;
+    }
+    return true;
+}
+
+bool register_tiled(const PipelineAnalysis& a, const std::string& reduction) {
+    const StageNode& r = a.stage(reduction);
+    if (!is_contraction(r) || r.is_output || r.user_scheduled || !read_point_for_point(a, r)) return false;
+    const StageNode& consumer = a.stage(r.consumers[0]);
+    return !consumer.has_updates && !consumer.user_scheduled;
+}
+
 std::optional<Group> register_tile_group(const PipelineAnalysis& a, const MachineModel& machine,
                                          const std::string& reduction) {
-    const StageNode& r = a.stage(reduction);
-    if (!register_tileable(r) || !read_point_for_point(a, r)) return std::nullopt;
-    const StageNode& consumer = a.stage(r.consumers[0]);
-    if (consumer.has_updates || consumer.user_scheduled) return std::nullopt;
+    if (!register_tiled(a, reduction)) return std::nullopt;
+    const StageNode& consumer = a.stage(a.stage(reduction).consumers[0]);
     Group g{consumer.name, {reduction}, {}, 0};
     g.register_tile = true;
-    g.tile = register_tile_of(consumer, machine.vector_lanes.at(consumer.name), 1, machine.vector_registers);
+    g.tile = register_tile_of(consumer, machine.vector_lanes.at(consumer.name), machine.vector_registers);
     g.cost = CostModel(a, machine).cost(g, g.tile);
     return g;
 }
@@ -335,7 +342,7 @@ std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& m
     CostModel model(a, machine);
     std::map<std::string, Group> groups;
     std::map<std::string, std::string> group_of;
-    std::set<std::string> register_tiled;  // the Funcs of register-tile groups, which merge no further
+    std::set<std::string> in_register_tiles;  // the Funcs of register-tile groups, which merge no further
     for (const StageNode& s : a.stages) {
         Group g{s.name, {}, {}, 0};
         choose_tile(model, a, machine, g);
@@ -348,16 +355,26 @@ std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& m
         groups.erase(s.name);
         groups[g->root] = *g;
         group_of[s.name] = g->root;
-        register_tiled.insert({s.name, g->root});
+        in_register_tiles.insert({s.name, g->root});
+    }
+    // A register tile's packed operands are copied per panel of its tiles.
+    for (const StageNode& s : a.stages) {
+        if (s.packed_dimension < 0 || s.consumers.size() != 1 || !in_register_tiles.count(s.consumers[0]))
+            continue;
+        Group& g = groups.at(group_of.at(s.consumers[0]));
+        g.panels.push_back(s.name);
+        groups.erase(s.name);
+        group_of[s.name] = g.root;
+        in_register_tiles.insert(s.name);
     }
     // Candidate merges, keyed by the producer group's root; recomputed when either side changes.
     std::map<std::string, Group> candidates;
     auto consider = [&](const std::string& producer) {
         candidates.erase(producer);
-        if (!groups.count(producer) || register_tiled.count(producer)) return;
+        if (!groups.count(producer) || in_register_tiles.count(producer)) return;
         const Group& p = groups.at(producer);
         const StageNode& s = a.stage(producer);
-        if (s.consumers.empty() || register_tiled.count(group_of.at(s.consumers[0]))) return;
+        if (s.consumers.empty() || in_register_tiles.count(group_of.at(s.consumers[0]))) return;
         const Group& g = groups.at(group_of.at(s.consumers[0]));
         if (g.root == producer || !can_join(a, p, g, limits)) return;
         Group m = merged(a, p, g);

@@ -30,6 +30,9 @@ struct Group {
     // a register tile (a vector by a few rows, unrolled), and the reduction's sums stay in registers
     // across its RVars, as in a convolution followed by its activation.
     bool register_tile = false;
+    // Of a register-tile group: packed copies of the reduction's operands (see contractions.h),
+    // each computed per panel of tiles, at the loop over the tiles' innermost dimension.
+    std::vector<std::string> panels;
 };
 
 // What the cost model knows of the machine, with the vector width of each Func.
@@ -59,6 +62,14 @@ std::vector<Group> group_stages(const PipelineAnalysis& a, const MachineModel& m
 
 // The stage alone in its group, with the tile the cost model prefers.
 Group singleton_group(const PipelineAnalysis& a, const MachineModel& machine, const std::string& name);
+
+// A reduction over RVars that keeps two pure Vars or more, the first innermost, in every update: a
+// matrix product, a convolution.
+bool is_contraction(const StageNode& s);
+
+// Whether the reduction is computed per register tile of the one pure Func that reads it point for
+// point (see Group::register_tile).
+bool register_tiled(const PipelineAnalysis& a, const std::string& reduction);
 
 // The reduction computed per register tile of its one consumer, where it qualifies (see
 // Group::register_tile).

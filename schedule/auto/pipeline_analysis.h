@@ -65,6 +65,9 @@ struct StageNode {
     double value_ops = 0;         // of the pure definition, outside the indices of its reads
     int bytes_per_point = 0;      // of all its values
     int widest_type_bytes = 1;    // of its values: what sets the vector width
+    // Of a packed copy of a contraction's operand (contractions.h): the dimension along which the
+    // contraction's vectors read it, which its storage has innermost; -1 for every other Func.
+    int packed_dimension = -1;
 };
 
 struct PipelineAnalysis {

@@ -4,8 +4,12 @@
 #include <set>
 #include <sstream>
 
+#include "schedule/auto/image_reads.h"
+#include "tessera/cache.h"
 #include "tessera/func.h"
+#include "tessera/param.h"
 #include "util/c_identifier.h"
+#include "util/error_stream.h"
 
 namespace tessera::autoschedule {
 namespace {
@@ -13,7 +17,8 @@ namespace {
 using Kind = Directive::Kind;
 
 bool is_func_level(Kind k) {
-    return k == Kind::ComputeInline || k == Kind::ComputeRoot || k == Kind::ComputeAt;
+    return k == Kind::ComputeInline || k == Kind::ComputeRoot || k == Kind::ComputeAt ||
+           k == Kind::ReorderStorage;
 }
 
 VarOrRVar loop(const LoopName& l) { return l.is_rvar ? VarOrRVar(RVar(l.name)) : VarOrRVar(Var(l.name)); }
@@ -98,7 +103,42 @@ std::string directive_source(const Directive& d, Identifiers& ids, const std::st
             out << ")";
             break;
         case Kind::Parallel: out << ".parallel(" << list() << ")"; break;
+        case Kind::ReorderStorage: out << ".reorder_storage(" << list() << ")"; break;
     }
+    return out.str();
+}
+
+// The parameter of the ImageParam of that name that f reads.
+std::shared_ptr<lang::ParameterContents> image_param_read_by(const lang::FunctionContents& f,
+                                                             const std::string& name) {
+    for (const ir::Call* c : image_reads(f, name))
+        if (c->parameter()) return c->parameter();
+    TESSERA_INTERNAL_ERROR << f.name << " reads no ImageParam named " << name;
+    return nullptr;
+}
+
+// Makes one Func of the plan; `funcs` holds the plan's Funcs by name, the made ones included.
+std::shared_ptr<lang::FunctionContents> make_func(
+    const MadeFunc& m, const std::map<std::string, std::shared_ptr<lang::FunctionContents>>& funcs) {
+    switch (m.how) {
+        case MadeFunc::How::CacheWrite: return cache_write(Func(funcs.at(m.source)), m.memory).function();
+        case MadeFunc::How::CacheReadImage: {
+            const std::shared_ptr<lang::FunctionContents>& consumer = funcs.at(m.consumer);
+            const ImageParam image(image_param_read_by(*consumer, m.source));
+            return cache_read(image, {Func(consumer)}, m.memory).function();
+        }
+    }
+    return nullptr;
+}
+
+std::string made_source(const MadeFunc& m, Identifiers& ids) {
+    std::ostringstream out;
+    const char* memory = memory_type_name(m.memory);
+    if (m.how == MadeFunc::How::CacheWrite)
+        out << "cache_write(" << ids.of("func", m.source) << ", MemoryType::" << memory << ")";
+    else
+        out << "cache_read(pipeline.get_image_param(\"" << m.source << "\"), {" << ids.of("func", m.consumer)
+            << "}, MemoryType::" << memory << ")";
     return out.str();
 }
 
@@ -106,7 +146,7 @@ std::string directive_source(const Directive& d, Identifiers& ids, const std::st
 
 ScheduleSnapshot::ScheduleSnapshot(const SchedulePlan& plan) {
     for (const FuncPlan& p : plan.funcs)
-        saved_.push_back({p.func, p.func->schedule, p.func->pure, p.func->updates});
+        if (p.func) saved_.push_back({p.func, p.func->schedule, p.func->pure, p.func->updates});
 }
 
 void ScheduleSnapshot::restore() const {
@@ -118,11 +158,24 @@ void ScheduleSnapshot::restore() const {
     }
 }
 
-void apply_plan(const SchedulePlan& plan) {
-    std::map<std::string, std::shared_ptr<lang::FunctionContents>> funcs;
-    for (const FuncPlan& p : plan.funcs) funcs[p.name] = p.func;
+std::map<std::string, std::shared_ptr<lang::FunctionContents>> make_funcs(const SchedulePlan& plan) {
+    std::map<std::string, std::shared_ptr<lang::FunctionContents>> funcs, made;
+    for (const FuncPlan& p : plan.funcs)
+        if (p.func) funcs[p.name] = p.func;
     for (const FuncPlan& p : plan.funcs) {
-        Func f(p.func);
+        if (!p.made) continue;
+        funcs[p.name] = made[p.name] = make_func(*p.made, funcs);
+    }
+    return made;
+}
+
+std::map<std::string, std::shared_ptr<lang::FunctionContents>> apply_plan(const SchedulePlan& plan) {
+    const std::map<std::string, std::shared_ptr<lang::FunctionContents>> made = make_funcs(plan);
+    std::map<std::string, std::shared_ptr<lang::FunctionContents>> funcs = made;
+    for (const FuncPlan& p : plan.funcs)
+        if (p.func) funcs[p.name] = p.func;
+    for (const FuncPlan& p : plan.funcs) {
+        Func f(funcs.at(p.name));
         for (const Directive& d : p.directives) {
             if (d.kind == Kind::ComputeInline)
                 f.compute_inline();
@@ -132,18 +185,25 @@ void apply_plan(const SchedulePlan& plan) {
                 Func consumer(funcs.at(d.consumer));
                 d.loops[0].is_rvar ? f.compute_at(consumer, RVar(d.loops[0].name))
                                    : f.compute_at(consumer, Var(d.loops[0].name));
+            } else if (d.kind == Kind::ReorderStorage) {
+                std::vector<Var> vars;
+                for (const LoopName& l : d.loops) vars.emplace_back(l.name);
+                f.reorder_storage(vars);
             } else {
                 apply_to_stage(d.stage == 0 ? Stage(f) : f.update(d.stage - 1), d);
             }
         }
     }
+    return made;
 }
 
 std::string plan_source(const SchedulePlan& plan) {
     Identifiers ids;
     std::ostringstream out;
     for (const FuncPlan& p : plan.funcs)
-        out << "Func " << ids.of("func", p.name) << " = pipeline.get_func(" << p.index << ");\n";
+        if (!p.made) out << "Func " << ids.of("func", p.name) << " = pipeline.get_func(" << p.index << ");\n";
+    for (const FuncPlan& p : plan.funcs)
+        if (p.made) out << "Func " << ids.of("func", p.name) << " = " << made_source(*p.made, ids) << ";\n";
     // Every loop named, declared once, Vars then RVars.
     std::map<std::string, bool> declared;
     for (const FuncPlan& p : plan.funcs)

@@ -3,11 +3,14 @@
 // kept as data, so that the same list is applied through the public API and printed as the C++
 // source a user can paste in its place.
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "lang/function.h"
+#include "tessera/memory_type.h"
 #include "tessera/schedule.h"
 
 namespace tessera::autoschedule {
@@ -28,7 +31,8 @@ struct Directive {
         Reorder,
         Vectorize,
         Unroll,
-        Parallel
+        Parallel,
+        ReorderStorage
     };
     Kind kind;
     int stage = 0;                // 0: the pure definition; i: update(i - 1)
@@ -38,19 +42,34 @@ struct Directive {
     std::string consumer;  // ComputeAt: the Func, by its name in the plan
 };
 
+// A Func that the plan makes before any directive applies: the accumulator of cache_write(source),
+// source a Func of the plan, or the copy of cache_read(source, {consumer}), source an input image
+// (an ImageParam) that the consumer, a Func of the plan, reads.
+struct MadeFunc {
+    enum class How { CacheWrite, CacheReadImage };
+    How how;
+    std::string source;
+    std::string consumer;  // CacheReadImage
+    MemoryType memory = MemoryType::Auto;
+};
+
 struct FuncPlan {
-    std::string name;  // unique in the pipeline
-    std::shared_ptr<lang::FunctionContents> func;
-    size_t index = 0;  // in realization order: Pipeline::get_func(index)
+    std::string name;                              // unique in the pipeline
+    std::shared_ptr<lang::FunctionContents> func;  // null for a Func the plan makes
+    size_t index = 0;                              // in realization order: Pipeline::get_func(index)
     std::vector<Directive> directives;
+    std::optional<MadeFunc> made;  // how the plan makes it, where it does
 };
 
 struct SchedulePlan {
-    std::vector<FuncPlan> funcs;  // in realization order
+    // The pipeline's Funcs in realization order, then the Funcs the plan makes, in the order it
+    // makes them (a copy's consumer, or a cache_write's source, before the copy).
+    std::vector<FuncPlan> funcs;
 };
 
-// The schedules of a plan's Funcs as they are, to put back after the plan was tried (for its
-// features) or failed halfway (a record that does not fit the pipeline).
+// The schedules and definitions of a plan's Funcs as they are, to put back after the plan was
+// tried (for its features) or failed halfway (a record that does not fit the pipeline). The Funcs
+// the plan makes are dropped with the definitions that read them.
 class ScheduleSnapshot {
 public:
     explicit ScheduleSnapshot(const SchedulePlan& plan);
@@ -66,8 +85,12 @@ private:
     std::vector<Saved> saved_;
 };
 
-// Calls the primitives on the Funcs (a CompileError there is a bug of the scheduler that made it).
-void apply_plan(const SchedulePlan& plan);
+// Makes the plan's Funcs and calls the primitives on every Func (a CompileError there is a bug of
+// the scheduler that made the plan). Returns the Funcs made, by their names in the plan.
+std::map<std::string, std::shared_ptr<lang::FunctionContents>> apply_plan(const SchedulePlan& plan);
+
+// Only makes the plan's Funcs, unscheduled (to analyze the pipeline they give).
+std::map<std::string, std::shared_ptr<lang::FunctionContents>> make_funcs(const SchedulePlan& plan);
 
 // The plan as C++ statements over a Pipeline named `pipeline`: one statement per scheduled stage.
 std::string plan_source(const SchedulePlan& plan);

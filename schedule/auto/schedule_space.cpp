@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "schedule/auto/contractions.h"
 #include "schedule/auto/stage_schedules.h"
 #include "schedule/auto/tessera_autoscheduler.h"
 
@@ -39,6 +40,8 @@ bool well_formed(const SchedulePoint& p, const PipelineAnalysis& a) {
         if (!a.has_stage(p.groups[g].root) || !group.emplace(p.groups[g].root, g).second) return false;
         for (const std::string& m : p.groups[g].members)
             if (!a.has_stage(m) || !group.emplace(m, g).second) return false;
+        for (const std::string& m : p.groups[g].panels)
+            if (!a.has_stage(m) || !group.emplace(m, g).second) return false;
     }
     if (group.size() != a.stages.size()) return false;
     for (const Group& g : p.groups)
@@ -71,10 +74,15 @@ std::string SchedulePoint::key() const {
 
 ScheduleSpace::ScheduleSpace(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
                              const Target& target, const MachineParams& params)
-    : outputs_(outputs), target_(target), params_(params), funcs_(pipeline_funcs(outputs)) {
+    : outputs_(outputs),
+      target_(target),
+      params_(params),
+      funcs_(pipeline_funcs(outputs)),
+      made_(contraction_funcs(outputs, funcs_)) {
     const Analyzed& none_inlined = analysis_for({});
     for (const StageNode& s : none_inlined.analysis.stages)
-        if (!s.is_output && !s.has_updates && !s.user_scheduled) inlinable_.insert(s.name);
+        if (!s.is_output && !s.has_updates && !s.user_scheduled && s.packed_dimension < 0)
+            inlinable_.insert(s.name);
     initial_.inlined = choose_inlined(none_inlined.analysis);
     const Analyzed& chosen = analysis_for(initial_.inlined);
     initial_.groups = group_stages(chosen.analysis, chosen.machine);
@@ -84,7 +92,7 @@ const ScheduleSpace::Analyzed& ScheduleSpace::analysis_for(const std::set<std::s
     for (const auto& [key, analyzed] : analyses_)
         if (key == inlined) return *analyzed;
     auto analyzed = std::make_shared<Analyzed>();
-    analyzed->analysis = analyze_pipeline(outputs_, inlined);
+    analyzed->analysis = analyze_with(outputs_, funcs_, made_, inlined);
     analyzed->machine = machine_model(analyzed->analysis, params_, target_);
     analyses_.emplace_back(inlined, analyzed);
     return *analyzed;
@@ -92,7 +100,7 @@ const ScheduleSpace::Analyzed& ScheduleSpace::analysis_for(const std::set<std::s
 
 SchedulePlan ScheduleSpace::plan(const SchedulePoint& p) const {
     const Analyzed& a = analysis_for(p.inlined);
-    return plan_schedules(a.analysis, p.groups, a.machine, funcs_, p.inlined);
+    return plan_schedules(a.analysis, p.groups, a.machine, funcs_, p.inlined, made_);
 }
 
 SchedulePoint ScheduleSpace::mutate(const SchedulePoint& p, std::mt19937_64& rng) const {

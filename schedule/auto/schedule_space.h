@@ -51,6 +51,7 @@ private:
     Target target_;
     MachineParams params_;
     std::vector<std::pair<std::string, std::shared_ptr<lang::FunctionContents>>> funcs_;
+    std::vector<FuncPlan> made_;       // the Funcs every plan makes (contractions.h)
     std::set<std::string> inlinable_;  // Funcs the space may inline
     mutable std::vector<std::pair<std::set<std::string>, std::shared_ptr<Analyzed>>> analyses_;
     SchedulePoint initial_;

@@ -47,7 +47,8 @@ int vector_width(int lanes, int64_t extent) {
 // The loops of a tiled pure stage: what a tile spans (innermost first) and the loops over tiles.
 struct TiledLoops {
     std::vector<LoopName> inner, outer;
-    std::string tile_loop;  // where members are computed: the innermost loop over tiles
+    std::string tile_loop;      // where members are computed: the innermost loop over tiles
+    std::string parallel_loop;  // the outermost loop over tiles, fused with those it runs in parallel
 };
 
 // The outermost of a stage's pure loops (`outer`, innermost first, with their extents) run in
@@ -77,6 +78,7 @@ void parallelize_tiles(TiledLoops& loops, const std::vector<int64_t>& outer_exte
     const auto [parallel, innermost_fused] =
         parallelize_outermost(0, loops.outer, outer_extents, parallelism, b);
     loops.tile_loop = innermost_fused == 0 ? parallel : loops.outer[0].name;
+    loops.parallel_loop = parallel;
 }
 
 TiledLoops tile_pure_stage(const StageNode& s, const Group& g, int lanes, int parallelism, FuncBuilder& b) {
@@ -188,6 +190,8 @@ void schedule_update(const StageNode& s, const Group& g, int update, int lanes, 
 // The consumer of a register-tile group: split into register tiles (shifted inwards at the edges,
 // so that every tile, and the reduction computed in it, has constant extents), the vector across
 // the innermost dimension and the other dimensions of the tile unrolled; parallel across tiles.
+// With packed operands, the tiles are visited a panel at a time (the loop over the innermost
+// dimension's tiles outermost), so that each panel is packed once.
 TiledLoops register_tile_root(const StageNode& s, const Group& g, int lanes, int parallelism,
                               FuncBuilder& b) {
     TiledLoops loops;
@@ -208,6 +212,10 @@ TiledLoops register_tile_root(const StageNode& s, const Group& g, int lanes, int
             loops.outer.push_back(pure(v));
             outer_extents.push_back(extent);
         }
+    }
+    if (!g.panels.empty() && !loops.inner.empty() && loops.inner[0].name != s.vars[0]) {
+        std::rotate(loops.outer.begin(), loops.outer.begin() + 1, loops.outer.end());
+        std::rotate(outer_extents.begin(), outer_extents.begin() + 1, outer_extents.end());
     }
     std::vector<LoopName> order = loops.inner;
     order.insert(order.end(), loops.outer.begin(), loops.outer.end());
@@ -250,7 +258,8 @@ void register_tile_member(const StageNode& m, const Group& g, int lanes, FuncBui
             b.stage_call(stage, Kind::Reorder, order);
         }
         if (!inner.empty()) {
-            const int width = vector_width(lanes, g.tile[0]);
+            // Whole vectors as one wider vector, so that the loop across them is unrolled too.
+            const int width = g.tile[0] % lanes == 0 ? int(g.tile[0]) : vector_width(lanes, g.tile[0]);
             if (g.tile[0] == width)
                 b.stage_call(stage, Kind::Vectorize, {inner[0]});
             else
@@ -271,6 +280,22 @@ void schedule_register_tile_group(const PipelineAnalysis& a, const Group& g, con
         FuncBuilder mb(a.stage(m), plans[m]);
         mb.add(Directive{Kind::ComputeAt, 0, {pure(loops.tile_loop)}, 0, TailStrategy::Auto, g.root});
         register_tile_member(a.stage(m), g, machine.vector_lanes.at(m), mb);
+    }
+    for (const std::string& p : g.panels) {
+        const StageNode& panel = a.stage(p);
+        FuncBuilder pb(panel, plans[p]);
+        pb.add(Directive{Kind::ComputeAt, 0, {pure(loops.parallel_loop)}, 0, TailStrategy::Auto, g.root});
+        // Copied along the packed dimension innermost, as it is stored.
+        const std::string& packed = panel.vars[size_t(panel.packed_dimension)];
+        if (panel.packed_dimension > 0) {
+            std::vector<LoopName> order{pure(packed)};
+            for (const std::string& v : panel.vars)
+                if (v != packed) order.push_back(pure(v));
+            pb.stage_call(0, Kind::Reorder, order);
+        }
+        const int lanes = machine.vector_lanes.at(p);
+        pb.stage_call(0, Kind::Vectorize, {pure(packed)}, vector_width(lanes, g.tile[0]),
+                      TailStrategy::GuardWithIf);
     }
 }
 
@@ -314,7 +339,7 @@ void schedule_group(const PipelineAnalysis& a, const Group& g, const MachineMode
 SchedulePlan plan_schedules(
     const PipelineAnalysis& a, const std::vector<Group>& groups, const MachineModel& machine,
     const std::vector<std::pair<std::string, std::shared_ptr<lang::FunctionContents>>>& funcs,
-    const std::set<std::string>& inlined) {
+    const std::set<std::string>& inlined, const std::vector<FuncPlan>& made) {
     std::map<std::string, std::vector<Directive>> directives;
     for (const Group& g : groups) {
         if (a.stage(g.root).user_scheduled) continue;
@@ -330,6 +355,14 @@ SchedulePlan plan_schedules(
             p.directives = directives.at(name);
         }
         if (!p.directives.empty()) plan.funcs.push_back(std::move(p));
+    }
+    for (FuncPlan p : made) {
+        if (inlined.count(p.name))
+            p.directives = {Directive{Kind::ComputeInline, 0, {}, 0, TailStrategy::Auto, ""}};
+        else if (directives.count(p.name))
+            p.directives.insert(p.directives.end(), directives.at(p.name).begin(),
+                                directives.at(p.name).end());
+        plan.funcs.push_back(std::move(p));
     }
     return plan;
 }

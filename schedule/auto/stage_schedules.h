@@ -12,11 +12,12 @@
 
 namespace tessera::autoschedule {
 
-// The plan for every Func of the pipeline in realization order: `funcs` names them all (inlined
-// ones included), `inlined` those computed inline.
+// The plan for every Func of the pipeline in realization order, then for the Funcs it makes:
+// `funcs` names the pipeline's Funcs (inlined ones included), `made` the Funcs to make (with the
+// directives they come with, see contractions.h), `inlined` those computed inline.
 SchedulePlan plan_schedules(
     const PipelineAnalysis& a, const std::vector<Group>& groups, const MachineModel& machine,
     const std::vector<std::pair<std::string, std::shared_ptr<lang::FunctionContents>>>& funcs,
-    const std::set<std::string>& inlined);
+    const std::set<std::string>& inlined, const std::vector<FuncPlan>& made = {});
 
 }  // namespace tessera::autoschedule

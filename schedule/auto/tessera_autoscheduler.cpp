@@ -7,6 +7,7 @@
 #include <set>
 
 #include "lowering/lower.h"
+#include "schedule/auto/contractions.h"
 #include "schedule/auto/grouping.h"
 #include "schedule/auto/pipeline_analysis.h"
 #include "schedule/auto/stage_schedules.h"
@@ -99,7 +100,7 @@ std::set<std::string> choose_inlined(const PipelineAnalysis& a) {
         bool inline_it = false;
         if (s.user_scheduled) {
             inline_it = user_computes_inline(s);
-        } else if (!s.is_output && !s.has_updates) {
+        } else if (!s.is_output && !s.has_updates && s.packed_dimension < 0) {
             int reads = 0;
             bool pointwise = true;  // one value of each producer per point
             for (const Footprint& fp : s.footprints) {
@@ -124,15 +125,16 @@ std::set<std::string> choose_inlined(const PipelineAnalysis& a) {
 SchedulePlan tessera_autoschedule(const std::vector<std::shared_ptr<lang::FunctionContents>>& outputs,
                                   const Target& target, const MachineParams& params) {
     const auto funcs = pipeline_funcs(outputs);
-    const std::set<std::string> inlined = choose_inlined(analyze_pipeline(outputs, {}));
-    const PipelineAnalysis a = analyze_pipeline(outputs, inlined);
+    const std::vector<FuncPlan> made = contraction_funcs(outputs, funcs);
+    const std::set<std::string> inlined = choose_inlined(analyze_with(outputs, funcs, made, {}));
+    const PipelineAnalysis a = analyze_with(outputs, funcs, made, inlined);
     const MachineModel machine = machine_model(a, params, target);
     // From the groups the cost model prefers to none at all: the last always has bounds.
     const std::vector<GroupingLimits> limits = {{12, 6}, {6, 4}, {0, 0}};
     for (size_t attempt = 0;; attempt++) {
         const std::vector<Group> groups = group_stages(a, machine, limits[attempt]);
         if (debugging()) print_analysis(a, inlined, groups);
-        SchedulePlan plan = plan_schedules(a, groups, machine, funcs, inlined);
+        SchedulePlan plan = plan_schedules(a, groups, machine, funcs, inlined, made);
         const ScheduleSnapshot before(plan);
         apply_plan(plan);
         if (attempt + 1 == limits.size() || !resamples(a)) return plan;

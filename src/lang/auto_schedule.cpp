@@ -7,6 +7,7 @@
 #include <sstream>
 #include <thread>
 
+#include "schedule/auto/image_reads.h"
 #include "schedule/auto/pipeline_analysis.h"
 #include "schedule/auto/schedule_plan.h"
 #include "schedule/auto/tessera_autoscheduler.h"
@@ -87,6 +88,16 @@ Func Pipeline::get_func(size_t index) const {
         << "Pipeline::get_func(" << index << "): the pipeline has " << funcs.size() << " Funcs (indices 0 to "
         << funcs.size() - 1 << ", producers first).";
     return Func(funcs[index].second);
+}
+
+ImageParam Pipeline::get_image_param(const std::string& name) const {
+    for (const auto& [func_name, f] : autoschedule::pipeline_funcs(autoschedule::output_functions(*this)))
+        for (const ir::Call* c : autoschedule::image_reads(*f, name))
+            if (c->parameter()) return ImageParam(c->parameter());
+    TESSERA_USER_ERROR << "Pipeline::get_image_param(\"" << name
+                       << "\"): no Func of the pipeline reads an ImageParam "
+                       << "named " << name << ". Pass the name given to the ImageParam's constructor.";
+    return ImageParam();
 }
 
 AutoSchedulerResults Pipeline::auto_schedule(const std::string& name, const Target& requested,

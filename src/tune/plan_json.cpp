@@ -1,6 +1,7 @@
 #include "tune/plan_json.h"
 
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace tessera::tune {
@@ -10,15 +11,17 @@ using autoschedule::Directive;
 using Kind = Directive::Kind;
 
 const std::vector<std::pair<Kind, const char*>>& kind_names() {
-    static const std::vector<std::pair<Kind, const char*>> names = {{Kind::ComputeInline, "compute_inline"},
-                                                                    {Kind::ComputeRoot, "compute_root"},
-                                                                    {Kind::ComputeAt, "compute_at"},
-                                                                    {Kind::Split, "split"},
-                                                                    {Kind::Fuse, "fuse"},
-                                                                    {Kind::Reorder, "reorder"},
-                                                                    {Kind::Vectorize, "vectorize"},
-                                                                    {Kind::Unroll, "unroll"},
-                                                                    {Kind::Parallel, "parallel"}};
+    static const std::vector<std::pair<Kind, const char*>> names = {
+        {Kind::ComputeInline, "compute_inline"},
+        {Kind::ComputeRoot, "compute_root"},
+        {Kind::ComputeAt, "compute_at"},
+        {Kind::Split, "split"},
+        {Kind::Fuse, "fuse"},
+        {Kind::Reorder, "reorder"},
+        {Kind::Vectorize, "vectorize"},
+        {Kind::Unroll, "unroll"},
+        {Kind::Parallel, "parallel"},
+        {Kind::ReorderStorage, "reorder_storage"}};
     return names;
 }
 
@@ -28,6 +31,22 @@ const std::vector<std::pair<TailStrategy, const char*>>& tail_names() {
         {TailStrategy::RoundUp, "RoundUp"},
         {TailStrategy::GuardWithIf, "GuardWithIf"},
         {TailStrategy::ShiftInwards, "ShiftInwards"}};
+    return names;
+}
+
+using How = autoschedule::MadeFunc::How;
+
+const std::vector<std::pair<How, const char*>>& how_names() {
+    static const std::vector<std::pair<How, const char*>> names = {{How::CacheWrite, "cache_write"},
+                                                                   {How::CacheReadImage, "cache_read_image"}};
+    return names;
+}
+
+const std::vector<std::pair<MemoryType, const char*>>& memory_names() {
+    static const std::vector<std::pair<MemoryType, const char*>> names = {{MemoryType::Auto, "Auto"},
+                                                                          {MemoryType::Heap, "Heap"},
+                                                                          {MemoryType::Stack, "Stack"},
+                                                                          {MemoryType::Register, "Register"}};
     return names;
 }
 
@@ -77,7 +96,8 @@ bool loop_count_fits(Kind k, size_t n) {
         case Kind::Parallel: return n == 1;
         case Kind::Split:
         case Kind::Fuse: return n == 3;
-        case Kind::Reorder: return n >= 1;
+        case Kind::Reorder:
+        case Kind::ReorderStorage: return n >= 1;
     }
     return false;
 }
@@ -122,6 +142,53 @@ std::optional<Directive> read_directive(const json::Value& v, std::string* why) 
     return d;
 }
 
+// An entry of a Func of the pipeline, matched by its index in realization order.
+std::optional<autoschedule::FuncPlan> pipeline_func_plan(
+    const json::Value& entry, const std::string& name,
+    const std::vector<std::pair<std::string, std::shared_ptr<lang::FunctionContents>>>& funcs,
+    std::string* why) {
+    const std::optional<size_t> at = index_in(entry.find("index"), funcs.size());
+    if (!at) {
+        *why = "the schedule names a Func '" + name + "' that this pipeline does not have";
+        return std::nullopt;
+    }
+    return autoschedule::FuncPlan{funcs[*at].first, funcs[*at].second, *at, {}, std::nullopt};
+}
+
+// An entry of a Func the plan makes; what it is made from must be known by then. Adds its name to
+// `renamed` and `known`.
+std::optional<autoschedule::FuncPlan> made_func_plan(const json::Value& entry, const std::string& name,
+                                                     std::map<std::string, std::string>& renamed,
+                                                     std::set<std::string>& known, std::string* why) {
+    const json::Value& made = *entry.find("made");
+    auto text = [&](const char* key) -> std::optional<std::string> {
+        const json::Value* v = made.find(key);
+        if (!v || !v->is(json::Value::Kind::String)) return std::nullopt;
+        return v->string;
+    };
+    const std::optional<std::string> how_text = text("how"), source = text("source"),
+                                     memory_text = text("memory");
+    const std::optional<How> how = how_text ? value_of(how_names(), *how_text) : std::nullopt;
+    const std::optional<MemoryType> memory =
+        memory_text ? value_of(memory_names(), *memory_text) : std::nullopt;
+    if (!how || !source || !memory || known.count(name)) {
+        *why = "the Func '" + name + "' that the schedule makes lacks how, from what or in which memory";
+        return std::nullopt;
+    }
+    autoschedule::MadeFunc m{*how, *source, text("consumer").value_or(""), *memory};
+    // A cache_write's source and a copy's consumer are Funcs the plan has by then.
+    std::string& func = *how == How::CacheWrite ? m.source : m.consumer;
+    auto it = renamed.find(func);
+    if (it == renamed.end() || !known.count(it->second)) {
+        *why = "the schedule makes '" + name + "' from '" + func + "', which it does not have by then";
+        return std::nullopt;
+    }
+    func = it->second;
+    renamed[name] = name;
+    known.insert(name);
+    return autoschedule::FuncPlan{name, nullptr, 0, {}, m};
+}
+
 }  // namespace
 
 std::string plan_to_json(const autoschedule::SchedulePlan& plan) {
@@ -129,8 +196,16 @@ std::string plan_to_json(const autoschedule::SchedulePlan& plan) {
     out << "[";
     for (size_t f = 0; f < plan.funcs.size(); f++) {
         const autoschedule::FuncPlan& p = plan.funcs[f];
-        out << (f ? "," : "") << "{\"index\":" << p.index << ",\"name\":" << json::quote(p.name)
-            << ",\"directives\":[";
+        out << (f ? "," : "") << "{";
+        if (p.made) {
+            out << "\"made\":{\"how\":\"" << name_of(how_names(), p.made->how)
+                << "\",\"source\":" << json::quote(p.made->source);
+            if (!p.made->consumer.empty()) out << ",\"consumer\":" << json::quote(p.made->consumer);
+            out << ",\"memory\":\"" << name_of(memory_names(), p.made->memory) << "\"},";
+        } else {
+            out << "\"index\":" << p.index << ",";
+        }
+        out << "\"name\":" << json::quote(p.name) << ",\"directives\":[";
         for (size_t i = 0; i < p.directives.size(); i++) {
             if (i) out << ",";
             write_directive(out, p.directives[i]);
@@ -150,7 +225,7 @@ std::optional<autoschedule::SchedulePlan> plan_from_json(
         return std::nullopt;
     }
     // Funcs are matched by their place in realization order: another program building the same
-    // pipeline may number its unnamed Funcs differently.
+    // pipeline may number its unnamed Funcs differently. The Funcs the plan makes keep their names.
     std::map<std::string, std::string> renamed;
     for (const json::Value& entry : value.array) {
         const json::Value* index = entry.find("index");
@@ -158,24 +233,21 @@ std::optional<autoschedule::SchedulePlan> plan_from_json(
         const std::optional<size_t> i = index_in(index, funcs.size());
         if (i && name && name->is(json::Value::Kind::String)) renamed[name->string] = funcs[*i].first;
     }
+    std::set<std::string> known;  // the pipeline's Funcs, and those made so far
+    for (const auto& [original, name] : renamed) known.insert(name);
     autoschedule::SchedulePlan plan;
     for (const json::Value& entry : value.array) {
-        const json::Value* index = entry.find("index");
         const json::Value* name = entry.find("name");
         const json::Value* directives = entry.find("directives");
-        if (!index || !index->is(json::Value::Kind::Number) || !name ||
-            !name->is(json::Value::Kind::String) || !directives ||
+        if (!name || !name->is(json::Value::Kind::String) || !directives ||
             !directives->is(json::Value::Kind::Array)) {
-            *why = "a Func of the schedule lacks its index, name or directives";
+            *why = "a Func of the schedule lacks its name or directives";
             return std::nullopt;
         }
-        const std::optional<size_t> at = index_in(index, funcs.size());
-        if (!at) {
-            *why = "the schedule names a Func '" + name->string + "' that this pipeline does not have";
-            return std::nullopt;
-        }
-        const size_t i = *at;
-        autoschedule::FuncPlan p{funcs[i].first, funcs[i].second, i, {}};
+        std::optional<autoschedule::FuncPlan> p =
+            entry.find("made") ? made_func_plan(entry, name->string, renamed, known, why)
+                               : pipeline_func_plan(entry, name->string, funcs, why);
+        if (!p) return std::nullopt;
         for (const json::Value& d : directives->array) {
             auto directive = read_directive(d, why);
             if (!directive) return std::nullopt;
@@ -188,9 +260,9 @@ std::optional<autoschedule::SchedulePlan> plan_from_json(
                 }
                 directive->consumer = it->second;
             }
-            p.directives.push_back(std::move(*directive));
+            p->directives.push_back(std::move(*directive));
         }
-        plan.funcs.push_back(std::move(p));
+        plan.funcs.push_back(std::move(*p));
     }
     return plan;
 }

@@ -176,25 +176,38 @@ TEST_CASE("the schedule a user wrote is kept, and the rest scheduled around it")
     check_same(u.output.realize({61, 40, 3}), plain.output.realize({61, 40, 3}));
 }
 
-TEST_CASE("an autoscheduled matrix product gives the default schedule's bits") {
+TEST_CASE(
+    "an autoscheduled matrix product accumulates register tiles of packed panels, with the default's bits") {
+    // Sizes that divide neither the tile nor the vector.
+    const int width = 83, height = 45, depth = 37;
     ImageParam a(Float(32), 2, "a"), b(Float(32), 2, "b");
     Func product("product");
     Var x("x"), y("y");
     RDom k(0, a.width(), "k");
     product(x, y) = 0.0f;
     product(x, y) += a(k, y) * b(x, k);
-    product.set_estimates({{0, 512}, {0, 512}});
-    a.set_estimates({{0, 512}, {0, 512}});
-    b.set_estimates({{0, 512}, {0, 512}});
-    Buffer<float> A = random_image(37, 45, 1, 1).sliced(2, 0), B = random_image(29, 37, 1, 2).sliced(2, 0);
+    product.set_estimates({{0, width}, {0, height}});
+    a.set_estimates({{0, depth}, {0, height}});
+    b.set_estimates({{0, width}, {0, depth}});
+    Buffer<float> A = random_image(depth, height, 1, 1).sliced(2, 0),
+                  B = random_image(width, depth, 1, 2).sliced(2, 0);
     a.set(A);
     b.set(B);
-    Buffer<float> expected = product.realize({29, 45});
-    Pipeline(product).auto_schedule("Tessera", get_host_target());
-    Buffer<float> actual = product.realize({29, 45});
-    for (int j = 0; j < 45; j++)
-        for (int i = 0; i < 29; i++)
+    Buffer<float> expected = product.realize({width, height});
+    Pipeline pipeline(product);
+    const AutoSchedulerResults results = pipeline.auto_schedule("Tessera", get_host_target());
+    CHECK_MESSAGE(contains(results.schedule_source, "cache_write(product"), results.schedule_source);
+    CHECK_MESSAGE(contains(results.schedule_source, "cache_read(pipeline.get_image_param(\"b\")"),
+                  results.schedule_source);
+    Buffer<float> actual = product.realize({width, height});
+    Buffer<float> checked(width, height);
+    product.realize(checked, get_host_target().with_feature(Target::CheckBounds));
+    for (int j = 0; j < height; j++) {
+        for (int i = 0; i < width; i++) {
             CHECK_MESSAGE(actual(i, j) == expected(i, j), "at (" << i << ", " << j << ")");
+            CHECK_MESSAGE(checked(i, j) == expected(i, j), "checked, at (" << i << ", " << j << ")");
+        }
+    }
 }
 
 TEST_CASE("a convolution read by its activation is computed per register tile, with the default's bits") {
@@ -220,6 +233,11 @@ TEST_CASE("a convolution read by its activation is computed per register tile, w
     Buffer<float> expected = relu.realize({filters, width, height, batch});
     const AutoSchedulerResults results = Pipeline(relu).auto_schedule("Tessera", get_host_target());
     CHECK_MESSAGE(contains(results.schedule_source, "conv.compute_at(relu"), results.schedule_source);
+    // The weights packed with the filters innermost, as the tile's vectors read them.
+    CHECK_MESSAGE(contains(results.schedule_source, "cache_read(pipeline.get_image_param(\"filter\")"),
+                  results.schedule_source);
+    CHECK_MESSAGE(contains(results.schedule_source, ".reorder_storage(v3, v0, v1, v2)"),
+                  results.schedule_source);
     CHECK_MESSAGE(contains(results.schedule_source, ".unroll("), results.schedule_source);
     Buffer<float> actual = relu.realize({filters, width, height, batch});
     actual.for_each_element(

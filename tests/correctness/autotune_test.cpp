@@ -82,6 +82,25 @@ TEST_CASE("autotune measures its trials, records each, and applies a schedule wi
     CHECK(pipeline_signature(again.pipeline) == pipeline_signature(tuned.pipeline));
 }
 
+TEST_CASE("tuning records of schedules that make Funcs apply to another build, with the default's bits") {
+    const auto dir = scratch_files::fresh_dir("autotune_made_funcs");
+    const std::string records = (dir / "records.jsonl").string();
+    const Buffer<float> A = random_image(MatrixProduct::depth, MatrixProduct::height, 11);
+    const Buffer<float> B = random_image(MatrixProduct::width, MatrixProduct::depth, 12);
+    const Buffer<float> expected = MatrixProduct().run(A, B);
+
+    MatrixProduct tuned;
+    const TuneResult result = autotune(tuned.pipeline, quick_options(records, 3));
+    CHECK(result.failed == 0);
+    CHECK_MESSAGE(result.schedule_source.find("cache_write(c") != std::string::npos, result.schedule_source);
+    CHECK(same_bits(tuned.run(A, B), expected));
+    CHECK(lines_of(records).front().find("\"made\"") != std::string::npos);
+
+    MatrixProduct again;
+    CHECK(again.pipeline.apply_tuning_records(records));
+    CHECK(same_bits(again.run(A, B), expected));
+}
+
 TEST_CASE("records of other pipelines, other targets, or lines cut short are passed over") {
     const auto dir = scratch_files::fresh_dir("autotune_records");
     const std::string records = (dir / "records.jsonl").string();
