@@ -297,6 +297,15 @@ TEST_CASE("get_func names the pipeline's Funcs producers first") {
     CHECK(contains(compile_error_of([&] { p.get_func(7); }), "the pipeline has 7 Funcs"));
 }
 
+TEST_CASE("get_image_param finds the ImageParam the pipeline reads by its name") {
+    Unsharp u;
+    Pipeline p(u.output);
+    ImageParam found = p.get_image_param(u.input.name());
+    CHECK(found.contents() == u.input.contents());
+    const std::string error = compile_error_of([&] { p.get_image_param("nothing"); });
+    CHECK_MESSAGE(contains(error, "no Func of the pipeline reads an ImageParam named nothing"), error);
+}
+
 TEST_CASE("MachineParams print and parse as Halide's do") {
     CHECK(MachineParams::generic().to_string() == "16,16777216,40");
     MachineParams m("4,1048576,20");
