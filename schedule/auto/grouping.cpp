@@ -97,7 +97,8 @@ public:
                     (needed ? double(points_of(*needed)) : producer_points(fp)) * fp.element_bytes;
                 const double lines =
                     needed ? cache_lines(*needed, fp.element_bytes) : bytes / cache_line_bytes;
-                working_set += bytes;
+                // What the members read must stay while the tile runs; the root's reads stream.
+                if (name != g.root) working_set += bytes;
                 traffic += lines * source_cost(fp) * per_line;
             }
         }
