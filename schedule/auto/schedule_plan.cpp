@@ -21,6 +21,34 @@ bool is_func_level(Kind k) {
            k == Kind::ReorderStorage;
 }
 
+// The dimension of f's pure Var of that name (a plan read from a file may name one f lacks).
+size_t dimension_of(const std::string& f, const std::vector<Var>& args, const std::string& var) {
+    for (size_t d = 0; d < args.size(); d++)
+        if (args[d].name() == var) return d;
+    TESSERA_USER_ERROR << "the schedule specializes " << f << " on its Var " << var
+                       << ", which it does not have.";
+    return 0;
+}
+
+// The condition of a Specialize directive: the output at least so large in those dimensions.
+Expr large_enough(const Func& f, const Directive& d) {
+    Expr condition;
+    for (size_t i = 0; i < d.loops.size(); i++) {
+        const int dim = int(dimension_of(f.name(), f.args(), d.loops[i].name));
+        const Expr holds = f.output_buffer().dim(dim).extent() >= d.at_least[i];
+        condition = condition.defined() ? (condition && holds) : holds;
+    }
+    return condition;
+}
+
+std::string large_enough_source(const std::string& f, const std::vector<Var>& args, const Directive& d) {
+    std::ostringstream out;
+    for (size_t i = 0; i < d.loops.size(); i++)
+        out << (i ? " && " : "") << f << ".output_buffer().dim(" << dimension_of(f, args, d.loops[i].name)
+            << ").extent() >= " << d.at_least[i];
+    return out.str();
+}
+
 VarOrRVar loop(const LoopName& l) { return l.is_rvar ? VarOrRVar(RVar(l.name)) : VarOrRVar(Var(l.name)); }
 
 std::vector<VarOrRVar> loops(const Directive& d) {
@@ -104,6 +132,7 @@ std::string directive_source(const Directive& d, Identifiers& ids, const std::st
             break;
         case Kind::Parallel: out << ".parallel(" << list() << ")"; break;
         case Kind::ReorderStorage: out << ".reorder_storage(" << list() << ")"; break;
+        case Kind::Specialize: break;  // a statement of its own (plan_source)
     }
     return out.str();
 }
@@ -113,7 +142,8 @@ std::shared_ptr<lang::ParameterContents> image_param_read_by(const lang::Functio
                                                              const std::string& name) {
     for (const ir::Call* c : image_reads(f, name))
         if (c->parameter()) return c->parameter();
-    TESSERA_INTERNAL_ERROR << f.name << " reads no ImageParam named " << name;
+    TESSERA_USER_ERROR << "the schedule copies an ImageParam " << name << " for " << f.name
+                       << ", which does not read it.";
     return nullptr;
 }
 
@@ -176,8 +206,15 @@ std::map<std::string, std::shared_ptr<lang::FunctionContents>> apply_plan(const 
         if (p.func) funcs[p.name] = p.func;
     for (const FuncPlan& p : plan.funcs) {
         Func f(funcs.at(p.name));
+        std::optional<Stage> specialized;
         for (const Directive& d : p.directives) {
-            if (d.kind == Kind::ComputeInline)
+            if (d.kind == Kind::Specialize)
+                specialized = f.specialize(large_enough(f, d));
+            else if (d.specialization) {
+                TESSERA_USER_CHECK(specialized)
+                    << "the schedule schedules a specialization of " << p.name << " before making it.";
+                apply_to_stage(*specialized, d);
+            } else if (d.kind == Kind::ComputeInline)
                 f.compute_inline();
             else if (d.kind == Kind::ComputeRoot)
                 f.compute_root();
@@ -216,9 +253,19 @@ std::string plan_source(const SchedulePlan& plan) {
     }
     for (const FuncPlan& p : plan.funcs) {
         const std::string f = ids.of("func", p.name);
+        // The specialization first, as it copies the schedule the general definition has by then.
+        for (const Directive& d : p.directives) {
+            if (d.kind != Kind::Specialize) continue;
+            out << f << ".specialize("
+                << large_enough_source(f, p.func ? Func(p.func).args() : std::vector<Var>(), d) << ")";
+            for (const Directive& s : p.directives)
+                if (s.specialization) out << directive_source(s, ids, "");
+            out << ";\n";
+        }
         // One statement per stage, the Func's own placement first.
         std::map<int, std::string> stages;
         for (const Directive& d : p.directives) {
+            if (d.kind == Kind::Specialize || d.specialization) continue;
             const int stage = is_func_level(d.kind) ? -1 : d.stage;
             stages[stage] += directive_source(d, ids, d.consumer.empty() ? "" : ids.of("func", d.consumer));
         }

@@ -32,14 +32,21 @@ struct Directive {
         Vectorize,
         Unroll,
         Parallel,
-        ReorderStorage
+        ReorderStorage,
+        // The pure definition specialized to outputs at least `at_least` wide in the dimensions of
+        // `loops` (pure Vars): f.specialize(f.output_buffer().dim(d).extent() >= n && ...).
+        Specialize
     };
     Kind kind;
     int stage = 0;                // 0: the pure definition; i: update(i - 1)
     std::vector<LoopName> loops;  // in the primitive's order of arguments
     int factor = 0;               // Split, Vectorize and Unroll with a factor (0: without)
     TailStrategy tail = TailStrategy::Auto;
-    std::string consumer;  // ComputeAt: the Func, by its name in the plan
+    std::string consumer;       // ComputeAt: the Func, by its name in the plan
+    std::vector<int> at_least;  // Specialize: per Var of `loops`
+    // Of the pure definition's loop directives: 1 where they schedule the specialization that the
+    // Func's Specialize directive (before them) made, 0 for the general definition.
+    int specialization = 0;
 };
 
 // A Func that the plan makes before any directive applies: the accumulator of cache_write(source),

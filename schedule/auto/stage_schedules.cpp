@@ -269,13 +269,40 @@ void register_tile_member(const StageNode& m, const Group& g, int lanes, FuncBui
     }
 }
 
+// Tiles that shift inwards need an output at least a tile in size, and estimates may overstate the
+// sizes a pipeline runs at. An output's register tiles (the directives from `first` on) become a
+// specialization for outputs that large; the general definition runs the same loops guarded.
+void guard_smaller_outputs(const StageNode& root, const Group& g, std::vector<Directive>& directives,
+                           size_t first) {
+    Directive large{Kind::Specialize, 0, {}, 0, TailStrategy::Auto, ""};
+    for (size_t d = 0; d < root.vars.size() && d < g.tile.size(); d++) {
+        if (g.tile[d] <= 1) continue;
+        large.loops.push_back(pure(root.vars[d]));
+        large.at_least.push_back(int(g.tile[d]));
+    }
+    if (large.loops.empty()) return;
+    std::vector<Directive> tiles(directives.begin() + std::ptrdiff_t(first), directives.end());
+    directives.resize(first);
+    directives.push_back(large);
+    for (Directive d : tiles) {
+        d.specialization = 1;
+        directives.push_back(d);
+    }
+    for (Directive d : tiles) {
+        if (d.tail == TailStrategy::ShiftInwards) d.tail = TailStrategy::GuardWithIf;
+        directives.push_back(d);
+    }
+}
+
 void schedule_register_tile_group(const PipelineAnalysis& a, const Group& g, const MachineModel& machine,
                                   std::map<std::string, std::vector<Directive>>& plans) {
     const StageNode& root = a.stage(g.root);
     FuncBuilder b(root, plans[g.root]);
     if (!root.is_output) b.add(Directive{Kind::ComputeRoot, 0, {}, 0, TailStrategy::Auto, ""});
+    const size_t first = plans[g.root].size();
     const TiledLoops loops =
         register_tile_root(root, g, machine.vector_lanes.at(g.root), machine.parallelism, b);
+    if (root.is_output) guard_smaller_outputs(root, g, plans[g.root], first);
     for (const std::string& m : g.members) {
         FuncBuilder mb(a.stage(m), plans[m]);
         mb.add(Directive{Kind::ComputeAt, 0, {pure(loops.tile_loop)}, 0, TailStrategy::Auto, g.root});

@@ -11,17 +11,17 @@ using autoschedule::Directive;
 using Kind = Directive::Kind;
 
 const std::vector<std::pair<Kind, const char*>>& kind_names() {
-    static const std::vector<std::pair<Kind, const char*>> names = {
-        {Kind::ComputeInline, "compute_inline"},
-        {Kind::ComputeRoot, "compute_root"},
-        {Kind::ComputeAt, "compute_at"},
-        {Kind::Split, "split"},
-        {Kind::Fuse, "fuse"},
-        {Kind::Reorder, "reorder"},
-        {Kind::Vectorize, "vectorize"},
-        {Kind::Unroll, "unroll"},
-        {Kind::Parallel, "parallel"},
-        {Kind::ReorderStorage, "reorder_storage"}};
+    static const std::vector<std::pair<Kind, const char*>> names = {{Kind::ComputeInline, "compute_inline"},
+                                                                    {Kind::ComputeRoot, "compute_root"},
+                                                                    {Kind::ComputeAt, "compute_at"},
+                                                                    {Kind::Split, "split"},
+                                                                    {Kind::Fuse, "fuse"},
+                                                                    {Kind::Reorder, "reorder"},
+                                                                    {Kind::Vectorize, "vectorize"},
+                                                                    {Kind::Unroll, "unroll"},
+                                                                    {Kind::Parallel, "parallel"},
+                                                                    {Kind::ReorderStorage, "reorder_storage"},
+                                                                    {Kind::Specialize, "specialize"}};
     return names;
 }
 
@@ -73,6 +73,12 @@ void write_directive(std::ostream& out, const Directive& d) {
     if (d.factor)
         out << ",\"factor\":" << d.factor << ",\"tail\":\"" << name_of(tail_names(), d.tail) << "\"";
     if (!d.consumer.empty()) out << ",\"consumer\":" << json::quote(d.consumer);
+    if (!d.at_least.empty()) {
+        out << ",\"at_least\":[";
+        for (size_t i = 0; i < d.at_least.size(); i++) out << (i ? "," : "") << d.at_least[i];
+        out << "]";
+    }
+    if (d.specialization) out << ",\"specialization\":" << d.specialization;
     out << "}";
 }
 
@@ -97,7 +103,8 @@ bool loop_count_fits(Kind k, size_t n) {
         case Kind::Split:
         case Kind::Fuse: return n == 3;
         case Kind::Reorder:
-        case Kind::ReorderStorage: return n >= 1;
+        case Kind::ReorderStorage:
+        case Kind::Specialize: return n >= 1;
     }
     return false;
 }
@@ -139,6 +146,21 @@ std::optional<Directive> read_directive(const json::Value& v, std::string* why) 
     if (const json::Value* consumer = v.find("consumer"); consumer && consumer->is(json::Value::Kind::String))
         d.consumer = consumer->string;
     if (d.kind == Kind::ComputeAt && d.consumer.empty()) return fail("'compute_at' lacks its consumer");
+    if (const json::Value* at_least = v.find("at_least");
+        at_least && at_least->is(json::Value::Kind::Array)) {
+        for (const json::Value& n : at_least->array) {
+            const std::optional<size_t> extent = index_in(&n, (1 << 20) + 1);
+            if (!extent || *extent < 1)
+                return fail("has an extent in 'at_least' that is not a positive integer");
+            d.at_least.push_back(int(*extent));
+        }
+    }
+    if (d.kind == Kind::Specialize && d.at_least.size() != d.loops.size())
+        return fail("'specialize' lacks an extent for each of its Vars");
+    if (const json::Value* special = v.find("specialization")) {
+        if (!index_in(special, 2) || d.stage != 0) return fail("names a specialization it cannot have");
+        d.specialization = int(*index_in(special, 2));
+    }
     return d;
 }
 
@@ -248,9 +270,15 @@ std::optional<autoschedule::SchedulePlan> plan_from_json(
             entry.find("made") ? made_func_plan(entry, name->string, renamed, known, why)
                                : pipeline_func_plan(entry, name->string, funcs, why);
         if (!p) return std::nullopt;
+        bool specialized = false;
         for (const json::Value& d : directives->array) {
             auto directive = read_directive(d, why);
             if (!directive) return std::nullopt;
+            specialized = specialized || directive->kind == Kind::Specialize;
+            if (directive->specialization && !specialized) {
+                *why = "the schedule schedules a specialization of '" + p->name + "' before making it";
+                return std::nullopt;
+            }
             if (!directive->consumer.empty()) {
                 auto it = renamed.find(directive->consumer);
                 if (it == renamed.end()) {

@@ -210,6 +210,44 @@ TEST_CASE(
     }
 }
 
+TEST_CASE(
+    "an autoscheduled matrix product run smaller than its estimates and its register tile keeps the "
+    "default's bits") {
+    ImageParam a(Float(32), 2, "a"), b(Float(32), 2, "b");
+    Func product("product");
+    Var x("x"), y("y");
+    RDom k(0, a.width(), "k");
+    product(x, y) = 0.0f;
+    product(x, y) += a(k, y) * b(x, k);
+    product.set_estimates({{0, 512}, {0, 512}});
+    a.set_estimates({{0, 512}, {0, 512}});
+    b.set_estimates({{0, 512}, {0, 512}});
+    Pipeline pipeline(product);
+    const AutoSchedulerResults results = pipeline.auto_schedule("Tessera", get_host_target());
+    // Register tiles for outputs at least a tile in size; guarded loops for the others.
+    CHECK_MESSAGE(contains(results.schedule_source, "product.specialize(product.output_buffer()"),
+                  results.schedule_source);
+    Func plain("plain");
+    plain(x, y) = 0.0f;
+    plain(x, y) += a(k, y) * b(x, k);
+    for (const auto& [width, height] : {std::pair{5, 3}, std::pair{29, 45}, std::pair{70, 6}}) {
+        CAPTURE(width);
+        CAPTURE(height);
+        a.set(random_image(11, height, 1, 1).sliced(2, 0));
+        b.set(random_image(width, 11, 1, 2).sliced(2, 0));
+        Buffer<float> expected = plain.realize({width, height});
+        Buffer<float> actual = product.realize({width, height});
+        Buffer<float> checked(width, height);
+        product.realize(checked, get_host_target().with_feature(Target::CheckBounds));
+        for (int j = 0; j < height; j++) {
+            for (int i = 0; i < width; i++) {
+                REQUIRE(actual(i, j) == expected(i, j));
+                REQUIRE(checked(i, j) == expected(i, j));
+            }
+        }
+    }
+}
+
 TEST_CASE("a convolution read by its activation is computed per register tile, with the default's bits") {
     // Channels innermost; the sizes divide neither the vector nor the tile's rows.
     const int channels = 5, filters = 21, width = 13, height = 11, batch = 2;

@@ -7,6 +7,7 @@
 
 #include <tessera/tessera.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -96,9 +97,41 @@ TEST_CASE("tuning records of schedules that make Funcs apply to another build, w
     CHECK(same_bits(tuned.run(A, B), expected));
     CHECK(lines_of(records).front().find("\"made\"") != std::string::npos);
 
-    MatrixProduct again;
-    CHECK(again.pipeline.apply_tuning_records(records));
-    CHECK(same_bits(again.run(A, B), expected));
+    // Every record, each alone, applies to another build (its specialization included).
+    const auto all = lines_of(records);
+    CHECK(std::any_of(all.begin(), all.end(),
+                      [](const std::string& l) { return l.find("\"specialize\"") != std::string::npos; }));
+    for (const std::string& record : lines_of(records)) {
+        const std::string one = (dir / "one.jsonl").string();
+        std::ofstream(one) << record << "\n";
+        MatrixProduct again;
+        CHECK(again.pipeline.apply_tuning_records(one));
+        CHECK(same_bits(again.run(A, B), expected));
+    }
+
+    // Schedules whose made Funcs or specializations do not fit: passed over, the pipeline untouched.
+    const std::string line = lines_of(records).front();
+    const size_t at = line.find("\"schedule\":");
+    REQUIRE(at != std::string::npos);
+    const std::string copy_of_unread_image =
+        "[{\"index\":0,\"name\":\"c\",\"directives\":[]},{\"made\":{\"how\":\"cache_read_image\","
+        "\"source\":\"nothing\",\"consumer\":\"c\",\"memory\":\"Auto\"},\"name\":\"p\",\"directives\":[]}]";
+    const std::string unmade_specialization =
+        "[{\"index\":0,\"name\":\"c\",\"directives\":[{\"kind\":\"parallel\",\"stage\":0,"
+        "\"loops\":[[\"y\",false]],\"specialization\":1}]}]";
+    const std::string specialized_on_no_var =
+        "[{\"index\":0,\"name\":\"c\",\"directives\":[{\"kind\":\"specialize\",\"stage\":0,"
+        "\"loops\":[[\"z\",false]],\"at_least\":[8]}]}]";
+    for (const std::string& schedule : {copy_of_unread_image, unmade_specialization, specialized_on_no_var}) {
+        CAPTURE(schedule);
+        const std::string wrong = (dir / "wrong.jsonl").string();
+        std::ofstream(wrong) << line.substr(0, at) << "\"schedule\":" << schedule << "}\n";
+        MatrixProduct untouched;
+        const std::string before = untouched.pipeline.loop_nest();
+        CHECK_FALSE(untouched.pipeline.apply_tuning_records(wrong));
+        CHECK(untouched.pipeline.loop_nest() == before);
+        CHECK(same_bits(untouched.run(A, B), expected));
+    }
 }
 
 TEST_CASE("records of other pipelines, other targets, or lines cut short are passed over") {
