@@ -83,6 +83,16 @@ bool stages_a_scan_for_a_scan(const PipelineAnalysis& a, const StageNode& s) {
     return reads_one && std::any_of(s.consumers.begin(), s.consumers.end(), has_updates);
 }
 
+// Whether s does work of its own (a boundary condition's clamps or select: arithmetic in its indices
+// or its value) and a contraction reads it. Inlined, that work would run at every step of the
+// reduction, in the innermost loop, where loop partitioning cannot take it out (a convolution's
+// padded input, read at x + kx - 1); computed once, it is a copy the size of its input.
+bool bounds_a_contraction(const PipelineAnalysis& a, const StageNode& s) {
+    if (s.ops_per_point <= 0) return false;
+    return std::any_of(s.consumers.begin(), s.consumers.end(),
+                       [&](const std::string& c) { return a.has_stage(c) && is_contraction(a.stage(c)); });
+}
+
 }  // namespace
 
 // Inlined: what the user computes inline, and, of the rest, pure Funcs that only read one value
@@ -113,7 +123,7 @@ std::set<std::string> choose_inlined(const PipelineAnalysis& a) {
             // is recomputed wherever it is read rather than stored and loaded again.
             const bool as_cheap_as_a_load = pointwise && s.value_ops <= cheap_value_ops;
             inline_it = (reads <= 1 && s.value_ops == 0) || as_cheap_as_a_load || inline_cost <= root_cost;
-            inline_it = inline_it && !stages_a_scan_for_a_scan(a, s);
+            inline_it = inline_it && !stages_a_scan_for_a_scan(a, s) && !bounds_a_contraction(a, s);
         }
         const double evaluated = inline_it ? evaluations[s.name] : points;
         if (inline_it) inlined.insert(s.name);

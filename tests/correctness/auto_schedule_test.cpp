@@ -286,6 +286,42 @@ TEST_CASE("a convolution read by its activation is computed per register tile, w
         [&](int i, int j, int k, int b) { REQUIRE(checked(i, j, k, b) == expected(i, j, k, b)); });
 }
 
+TEST_CASE("a contraction's zero-padded input is computed once, not inlined into the reduction") {
+    // A 3x3 convolution, x innermost, of an input padded by a boundary condition; the sizes divide
+    // neither the vector nor the tile.
+    const int width = 19, height = 7, channels = 8, filters = 10;
+    ImageParam input(Float(32), 3, "input"), weights(Float(32), 4, "weights");
+    Func padded =
+        BoundaryConditions::constant_exterior(input, 0.0f, {{0, width}, {0, height}, {0, channels}});
+    Func conv("conv");
+    Var x("x"), y("y"), co("co");
+    RDom r(0, 3, 0, 3, 0, channels, "r");
+    conv(x, y, co) = 0.0f;
+    conv(x, y, co) = fma(weights(r.x, r.y, r.z, co), padded(x + r.x - 1, y + r.y - 1, r.z), conv(x, y, co));
+    input.set_estimates({{0, width}, {0, height}, {0, channels}});
+    weights.set_estimates({{0, 3}, {0, 3}, {0, channels}, {0, filters}});
+    conv.set_estimates({{0, width}, {0, height}, {0, filters}});
+    Buffer<float> in = random_image(width, height, channels, 7), w(3, 3, channels, filters);
+    std::mt19937 rng(8);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    w.for_each_value([&](float& v) { v = value(rng); });
+    input.set(in);
+    weights.set(w);
+    Buffer<float> expected = conv.realize({width, height, filters});
+    const AutoSchedulerResults results = Pipeline(conv).auto_schedule("Tessera", get_host_target());
+    // The boundary condition's line: its Func is named for it.
+    const size_t line = results.schedule_source.find("\n    constant_exterior");
+    REQUIRE_MESSAGE(line != std::string::npos, results.schedule_source);
+    const std::string statement =
+        results.schedule_source.substr(line, results.schedule_source.find(';', line) - line);
+    CHECK_MESSAGE(contains(statement, ".compute_root()"), results.schedule_source);
+    CHECK_MESSAGE(contains(results.schedule_source, "cache_write(conv"), results.schedule_source);
+    check_same(conv.realize({width, height, filters}), expected);
+    Buffer<float> checked(width, height, filters);
+    conv.realize(checked, get_host_target().with_feature(Target::CheckBounds));
+    check_same(checked, expected);
+}
+
 // A first-order recursive filter down the columns of f, forward then back, then transposed.
 Func iir_columns_transposed(const Func& f, int height, const std::string& name) {
     Var x("x"), y("y"), c("c");
