@@ -3,6 +3,11 @@
 //   sgemm/tessera     the pipeline of matmul_pipelines.h under schedule_sgemm_tiled, one band of
 //                     rows per thread
 //   sgemm/tessera_tensorized  the same under schedule_sgemm_tensorized (intrinsics::fma_f32)
+//   sgemm/tessera_auto  the same pipeline, estimated at the size, under Pipeline::auto_schedule
+//                     (--machine_scheduled): no schedule written by hand
+//   sgemm/tessera_tuned the fastest schedule of a tuning records file (--records), tuned first by
+//                     tessera::autotune for --tune_trials trials where the file has no record of
+//                     the size's pipeline
 //   sgemm/openblas    cblas_sgemm (when OpenBLAS was found at build time)
 //   sgemm/naive_cpp   the triple loop y, k, x with std::fma, compiled for AVX2 and FMA when the CPU
 //                     has them (GCC then vectorizes the loop over x), one thread; only up to
@@ -31,6 +36,10 @@
 //   --tile=CxR             Tessera's register tile, C columns by R rows (default register_tile.h's
 //                          for this CPU: 16x6 on AVX2, 32x8 on AVX-512); sizes must be at least C
 //                          and R
+//   --machine_scheduled    add the tessera_auto rows
+//   --records=FILE         add the tessera_tuned rows, from this tuning records file
+//   --tune_trials=N        trials to tune a size that FILE has no record of (default 0: such a row
+//                          fails)
 
 #include <algorithm>
 #include <chrono>
@@ -41,6 +50,7 @@
 #include <map>
 #include <random>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -70,6 +80,9 @@ struct Options {
     int naive_max_size = 1024;
     tessera_apps::RegisterTile tile =
         tessera_apps::default_register_tile(tessera::get_jit_target_from_environment());
+    bool machine_scheduled = false;
+    std::string records;
+    int tune_trials = 0;
 };
 Options options;
 
@@ -110,10 +123,18 @@ void parse_options(int& argc, char** argv) {
             const auto tile = tessera_apps::parse_register_tile(value("--tile="));
             if (!tile) fail("--tile must be columns x rows, such as 32x6, not '" + value("--tile=") + "'");
             options.tile = *tile;
+        } else if (arg == "--machine_scheduled") {
+            options.machine_scheduled = true;
+        } else if (arg.rfind("--records=", 0) == 0) {
+            options.records = value("--records=");
+        } else if (arg.rfind("--tune_trials=", 0) == 0) {
+            options.tune_trials = parse_int(value("--tune_trials="), 0, "--tune_trials");
         } else {
             if (arg == "--help")
-                std::printf("%s options: --threads=T --sizes=N,N,... --naive_max_size=N --tile=CxR\n",
-                            kProgram);
+                std::printf(
+                    "%s options: --threads=T --sizes=N,N,... --naive_max_size=N --tile=CxR "
+                    "--machine_scheduled --records=FILE --tune_trials=N\n",
+                    kProgram);
             argv[kept++] = argv[i];
         }
     }
@@ -184,6 +205,30 @@ struct TesseraSgemm {
             tessera_apps::schedule_sgemm_tiled(p, options.threads, options.tile);
     }
 
+    // The pipeline of one size n, estimated at n, scheduled by the machine: the automatic scheduler,
+    // or the fastest record of options.records (tuned first, if the file has none).
+    TesseraSgemm(int n, bool tuned) {
+        p.A.set_estimates({{0, n}, {0, n}});
+        p.B.set_estimates({{0, n}, {0, n}});
+        p.C.set_estimates({{0, n}, {0, n}});
+        tessera::Pipeline pipeline(p.C);
+        const tessera::MachineParams machine(options.threads,
+                                             tessera::MachineParams::host().last_level_cache_size, 40);
+        if (!tuned) {
+            pipeline.auto_schedule("Tessera", tessera::get_jit_target_from_environment(), machine);
+            return;
+        }
+        if (pipeline.apply_tuning_records(options.records)) return;
+        if (options.tune_trials == 0)
+            throw std::runtime_error(options.records +
+                                     " has no record of this size; give --tune_trials=N to tune it");
+        tessera::TuneOptions tuning;
+        tuning.trials = options.tune_trials;
+        tuning.records_file = options.records;
+        tuning.machine_params = machine;
+        tessera::autotune(pipeline, tuning);
+    }
+
     // Binds the inputs; the output buffer wraps c.
     tessera::Buffer<float> bind(Problem& problem, float* c) {
         p.A.set(tessera::Buffer<float>(problem.a.data(), problem.n, problem.n, "A"));
@@ -191,9 +236,17 @@ struct TesseraSgemm {
         return tessera::Buffer<float>(c, problem.n, problem.n, "C");
     }
 };
-// The rows of Tessera: "tessera" (schedule_sgemm_tiled) and "tessera_tensorized".
+// The rows of Tessera: "tessera" (schedule_sgemm_tiled) and "tessera_tensorized", one pipeline for
+// every size; "tessera_auto" and "tessera_tuned", one per size, under the row's name.
 std::map<std::string, TesseraSgemm*> tessera_sgemms;
 const char* const kTesseraRows[] = {"tessera", "tessera_tensorized"};
+
+std::vector<const char*> machine_scheduled_rows() {
+    std::vector<const char*> rows;
+    if (options.machine_scheduled) rows.push_back("tessera_auto");
+    if (!options.records.empty()) rows.push_back("tessera_tuned");
+    return rows;
+}
 
 // --- OpenBLAS ---
 
@@ -268,6 +321,27 @@ void compile_tessera() {
         benchmark::AddCustomContext(std::string("sgemm_compile_ms/") + row,
                                     std::to_string(milliseconds_since(start)));
     }
+    for (const char* row : machine_scheduled_rows()) {
+        for (int n : options.sizes) {
+            const std::string name = row_name(row, n);
+            const auto start = std::chrono::steady_clock::now();
+            try {
+                TesseraSgemm* sgemm = tessera_sgemms[name] =
+                    new TesseraSgemm(n, std::string(row) == "tessera_tuned");
+                sgemm->p.C.compile_jit();
+            } catch (const std::exception& e) {
+                record_failure(name, e.what());
+            }
+            benchmark::AddCustomContext("sgemm_schedule_and_compile_ms/" + name,
+                                        std::to_string(milliseconds_since(start)));
+        }
+    }
+}
+
+// The pipeline of a row at a size: its own, or the one of every size.
+TesseraSgemm* tessera_sgemm(const std::string& row, int n) {
+    auto own = tessera_sgemms.find(row_name(row.c_str(), n));
+    return own != tessera_sgemms.end() ? own->second : tessera_sgemms.at(row);
 }
 
 void check_all() {
@@ -283,9 +357,11 @@ void check_all() {
         check("openblas", problem, 1e-4,
               [](Problem& p, float* c) { openblas_sgemm(p.n, p.a.data(), p.b.data(), c); });
 #endif
-        for (const char* row : kTesseraRows) {
+        std::vector<const char*> rows(std::begin(kTesseraRows), std::end(kTesseraRows));
+        for (const char* row : machine_scheduled_rows()) rows.push_back(row);
+        for (const char* row : rows) {
             if (failures.count(row_name(row, n))) continue;
-            TesseraSgemm* sgemm = tessera_sgemms[row];
+            TesseraSgemm* sgemm = tessera_sgemm(row, n);
             check(row, problem, 0, [sgemm](Problem& p, float* c) { sgemm->p.C.realize(sgemm->bind(p, c)); });
         }
         // Only the timed rows need the expected values, and only until now.
@@ -309,7 +385,7 @@ void run_tessera(benchmark::State& state, const char* row, int n) {
     if (skipped_for_failure(state, row_name(row, n))) return;
     Problem& problem = problems[n];
     std::vector<float> c(size_t(n) * n);
-    TesseraSgemm* sgemm = tessera_sgemms[row];
+    TesseraSgemm* sgemm = tessera_sgemm(row, n);
     tessera::Buffer<float> output = sgemm->bind(problem, c.data());
     for (auto _ : state) sgemm->p.C.realize(output);
     set_rates(state, n);
@@ -346,7 +422,9 @@ void register_rows() {
     auto add = [](const std::string& name, auto&& fn) {
         benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMillisecond)->UseRealTime();
     };
-    for (const char* row : kTesseraRows) {
+    std::vector<const char*> rows(std::begin(kTesseraRows), std::end(kTesseraRows));
+    for (const char* row : machine_scheduled_rows()) rows.push_back(row);
+    for (const char* row : rows) {
         for (int n : options.sizes)
             add(row_name(row, n), [row, n](benchmark::State& s) { run_tessera(s, row, n); });
     }

@@ -53,10 +53,24 @@ public:
           featurize_(std::move(featurize)),
           model_(autoschedule::LearnedCostModel::shipped()) {}
 
-    // The next batch of points not measured before. The model-guided search proposes several times
-    // more than it measures and keeps those the model ranks first, and a few at random, so that a
-    // wrong model still sees the rest of the space.
+    // The next batch of points not measured before, the scheduler's own first of all, whatever the
+    // model makes of it: the search never ends with a schedule slower than auto_schedule's.
     std::vector<SchedulePoint> propose(int count) {
+        std::vector<SchedulePoint> batch;
+        if (!initial_given_) {
+            initial_given_ = true;
+            batch.push_back(space_.initial());
+            proposed_.insert(batch.back().key());
+        }
+        for (SchedulePoint& p : propose_fresh(count - int(batch.size()))) batch.push_back(std::move(p));
+        return batch;
+    }
+
+    // Points not proposed before. The model-guided search proposes several times more than it
+    // measures and keeps those the model ranks first, and a few at random, so that a wrong model
+    // still sees the rest of the space.
+    std::vector<SchedulePoint> propose_fresh(int count) {
+        if (count <= 0) return {};
         const bool guided = options_.search == TuneOptions::Search::ModelGuided && model_.trained();
         std::vector<SchedulePoint> pool = fresh_points(guided ? count * candidates_per_measurement : count);
         if (!guided || int(pool.size()) <= count) return keep(pool, count);
@@ -105,7 +119,7 @@ private:
         return reference_;
     }
 
-    // Points of the space not proposed before (for the first batch, the scheduler's own first).
+    // Points of the space not proposed before.
     std::vector<SchedulePoint> fresh_points(int count) {
         std::vector<SchedulePoint> points;
         std::set<std::string> keys;
@@ -125,10 +139,6 @@ private:
     }
 
     SchedulePoint next_point() {
-        if (!initial_given_) {
-            initial_given_ = true;
-            return space_.initial();
-        }
         if (options_.search == TuneOptions::Search::Random || measured_.empty()) return random_walk();
         // Tournament selection among the measured points, then one to three mutations.
         const Measured* parent = nullptr;
