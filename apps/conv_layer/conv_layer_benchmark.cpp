@@ -6,6 +6,11 @@
 //   tessera_nchw    conv_nchw_pipeline under schedule_conv_nchw (conv_pipelines.h)
 //   tessera_nchwc   conv_nchwc_pipeline, channels in blocks of 16, under schedule_conv_nchwc; its
 //                   input and weights are blocked once, before timing, as oneDNN's are reordered
+//   tessera_nchw_auto, tessera_nchwc_auto  the same pipelines, estimated at the layer's shape, under
+//                   Pipeline::auto_schedule (--machine_scheduled): no schedule written by hand
+//   tessera_nchw_tuned, tessera_nchwc_tuned  the fastest schedule of a tuning records file
+//                   (--records), tuned first by tessera::autotune for --tune_trials trials where the
+//                   file has no record of the layer's pipeline
 //   onednn          oneDNN's convolution_direct in the layouts it prefers (format_tag::any), the
 //                   tensors reordered once, before timing; only the primitive is timed (when
 //                   oneDNN was found at build time)
@@ -32,6 +37,10 @@
 //   --nchw_tile=XxC     tessera_nchw's register tile, X columns by C output channels
 //   --nchwc_tile=XxB    tessera_nchwc's register tile, X columns by B blocks of channels
 //                 (both default to conv_pipelines.h's choice for this CPU)
+//   --machine_scheduled  add the *_auto rows
+//   --records=FILE       add the *_tuned rows, from this tuning records file
+//   --tune_trials=N      trials to tune a layer that FILE has no record of (default 0: such a row
+//                        fails)
 
 #include <chrono>
 #include <cmath>
@@ -49,6 +58,7 @@
 #include "benchmark_rows.h"
 #include "conv_pipelines.h"
 #include "conv_reference.h"
+#include "machine_schedule.h"
 #include "peak_flops.h"
 #include "process_environment.h"
 
@@ -72,6 +82,8 @@ struct Options {
         tessera_apps::default_nchw_tile(tessera::get_jit_target_from_environment());
     tessera_apps::RegisterTile nchwc_tile =
         tessera_apps::default_nchwc_tile(tessera::get_jit_target_from_environment());
+    bool machine_scheduled = false;
+    tessera_apps::MachineScheduling machine;  // of the *_auto and *_tuned rows
 };
 Options options;
 
@@ -91,7 +103,7 @@ void parse_options(int& argc, char** argv) {
             const long n = std::strtol(text, &end, 10);
             if (end == text || *end != '\0' || n < 1 || n > 1024)
                 fail(std::string("--threads must be a positive number of threads, not '") + text + "'");
-            options.threads = int(n);
+            options.threads = options.machine.threads = int(n);
         } else if (arg == "--small") {
             options.small = true;
         } else if (arg.rfind("--nchw_tile=", 0) == 0) {
@@ -102,9 +114,23 @@ void parse_options(int& argc, char** argv) {
             const auto tile = tessera_apps::parse_register_tile(arg.substr(std::strlen("--nchwc_tile=")));
             if (!tile) fail("--nchwc_tile must be columns x channel blocks, such as 8x2, not '" + arg + "'");
             options.nchwc_tile = *tile;
+        } else if (arg == "--machine_scheduled") {
+            options.machine_scheduled = true;
+        } else if (arg.rfind("--records=", 0) == 0) {
+            options.machine.records = arg.substr(std::strlen("--records="));
+        } else if (arg.rfind("--tune_trials=", 0) == 0) {
+            const char* text = argv[i] + std::strlen("--tune_trials=");
+            char* end = nullptr;
+            const long n = std::strtol(text, &end, 10);
+            if (end == text || *end != '\0' || n < 0 || n > 100000)
+                fail(std::string("--tune_trials must be a number of trials, not '") + text + "'");
+            options.machine.tune_trials = int(n);
         } else {
             if (arg == "--help")
-                std::printf("%s options: --threads=T --small --nchw_tile=XxC --nchwc_tile=XxB\n", kProgram);
+                std::printf(
+                    "%s options: --threads=T --small --nchw_tile=XxC --nchwc_tile=XxB --machine_scheduled "
+                    "--records=FILE --tune_trials=N\n",
+                    kProgram);
             argv[kept++] = argv[i];
         }
     }
@@ -159,35 +185,68 @@ struct TesseraConv {
     void run() { p.output.realize(output); }
 };
 
-std::unique_ptr<TesseraConv> tessera_nchw(Layer& layer) {
+// The pipeline of a layer in a layout, its buffers bound, unscheduled.
+std::unique_ptr<TesseraConv> unscheduled_conv(Layer& layer, bool blocked) {
     const ConvShape& s = layer.shape;
-    auto conv = std::make_unique<TesseraConv>(tessera_apps::conv_nchw_pipeline(s));
-    tessera_apps::schedule_conv_nchw(conv->p, options.nchw_tile.columns, options.nchw_tile.rows);
-    conv->p.input.set(tessera::Buffer<float>(layer.input.data(), s.width, s.height, s.in_channels));
-    conv->p.weights.set(
-        tessera::Buffer<float>(layer.weights.data(), s.kernel, s.kernel, s.in_channels, s.out_channels));
+    const int blocks_in = s.in_channels / s.block, blocks_out = s.out_channels / s.block;
+    auto conv = std::make_unique<TesseraConv>(blocked ? tessera_apps::conv_nchwc_pipeline(s)
+                                                      : tessera_apps::conv_nchw_pipeline(s));
     conv->output_data.resize(size_t(s.out_channels) * s.height * s.width);
-    conv->output = tessera::Buffer<float>(conv->output_data.data(), s.width, s.height, s.out_channels);
+    if (blocked) {
+        conv->p.input.set(tessera::Buffer<float>(layer.input_nchwc.data(),
+                                                 std::vector<int>{s.block, s.width, s.height, blocks_in}));
+        conv->p.weights.set(tessera::Buffer<float>(
+            layer.weights_blocked.data(),
+            std::vector<int>{s.block, s.block, s.kernel, s.kernel, blocks_in, blocks_out}));
+        conv->output = tessera::Buffer<float>(conv->output_data.data(),
+                                              std::vector<int>{s.block, s.width, s.height, blocks_out});
+    } else {
+        conv->p.input.set(tessera::Buffer<float>(layer.input.data(), s.width, s.height, s.in_channels));
+        conv->p.weights.set(
+            tessera::Buffer<float>(layer.weights.data(), s.kernel, s.kernel, s.in_channels, s.out_channels));
+        conv->output = tessera::Buffer<float>(conv->output_data.data(), s.width, s.height, s.out_channels);
+    }
     return conv;
 }
 
-std::unique_ptr<TesseraConv> tessera_nchwc(Layer& layer) {
-    const ConvShape& s = layer.shape;
-    auto conv = std::make_unique<TesseraConv>(tessera_apps::conv_nchwc_pipeline(s));
-    tessera_apps::schedule_conv_nchwc(conv->p, options.nchwc_tile);
-    conv->p.input.set(tessera::Buffer<float>(
-        layer.input_nchwc.data(), std::vector<int>{s.block, s.width, s.height, s.in_channels / s.block}));
-    conv->p.weights.set(tessera::Buffer<float>(
-        layer.weights_blocked.data(), std::vector<int>{s.block, s.block, s.kernel, s.kernel,
-                                                       s.in_channels / s.block, s.out_channels / s.block}));
-    conv->output_data.resize(size_t(s.out_channels) * s.height * s.width);
-    conv->output = tessera::Buffer<float>(
-        conv->output_data.data(), std::vector<int>{s.block, s.width, s.height, s.out_channels / s.block});
+// The Tessera rows: a layout (nchw, nchwc) and who schedules it (the hand schedules of
+// conv_pipelines.h; _auto and _tuned: the machine, machine_schedule.h).
+std::vector<std::string> tessera_rows() {
+    std::vector<std::string> rows{"tessera_nchw", "tessera_nchwc"};
+    for (const char* suffix : {"_auto", "_tuned"}) {
+        const bool wanted =
+            suffix == std::string("_auto") ? options.machine_scheduled : !options.machine.records.empty();
+        if (wanted)
+            for (const char* layout : {"tessera_nchw", "tessera_nchwc"})
+                rows.push_back(layout + std::string(suffix));
+    }
+    return rows;
+}
+
+bool ends_with(const std::string& text, const std::string& end) {
+    return text.size() >= end.size() && text.compare(text.size() - end.size(), end.size(), end) == 0;
+}
+
+std::unique_ptr<TesseraConv> tessera_conv(Layer& layer, const std::string& row) {
+    const bool blocked = row.find("nchwc") != std::string::npos;
+    auto conv = unscheduled_conv(layer, blocked);
+    if (ends_with(row, "_auto") || ends_with(row, "_tuned")) {
+        tessera_apps::set_conv_estimates(conv->p);
+        tessera::Pipeline pipeline(conv->p.output);
+        tessera_apps::machine_schedule(pipeline,
+                                       ends_with(row, "_tuned") ? tessera_apps::MachineScheduler::Tuned
+                                                                : tessera_apps::MachineScheduler::Automatic,
+                                       options.machine);
+    } else if (blocked) {
+        tessera_apps::schedule_conv_nchwc(conv->p, options.nchwc_tile);
+    } else {
+        tessera_apps::schedule_conv_nchw(conv->p, options.nchw_tile.columns, options.nchw_tile.rows);
+    }
     return conv;
 }
 
-// Indexed like layers.
-std::vector<std::unique_ptr<TesseraConv>> nchw_convs, nchwc_convs;
+// Per row, indexed like layers.
+std::map<std::string, std::vector<std::unique_ptr<TesseraConv>>> tessera_convs;
 #ifdef TESSERA_BENCHMARK_DNNL
 std::vector<std::unique_ptr<tessera_apps::OneDnnConv>> onednn_convs;
 #endif
@@ -268,14 +327,16 @@ void check_layer(Layer& layer) {
         },
         [](tessera_apps::OneDnnConv& c) { return c.output_nchw(); }));
 #endif
-    nchw_convs.push_back(checked(
-        layer, "tessera_nchw", 0, [&] { return compiled(tessera_nchw(layer), "tessera_nchw"); },
-        [](TesseraConv& c) { return c.output_data; }));
-    nchwc_convs.push_back(checked(
-        layer, "tessera_nchwc", 0, [&] { return compiled(tessera_nchwc(layer), "tessera_nchwc"); },
-        [&](TesseraConv& c) {
-            return tessera_apps::nchwc_to_nchw(c.output_data, s.out_channels, s.width, s.height, s.block);
-        }));
+    for (const std::string& row : tessera_rows()) {
+        const bool blocked = row.find("nchwc") != std::string::npos;
+        tessera_convs[row].push_back(checked(
+            layer, row.c_str(), 0, [&] { return compiled(tessera_conv(layer, row), row.c_str()); },
+            [&](TesseraConv& c) {
+                return blocked ? tessera_apps::nchwc_to_nchw(c.output_data, s.out_channels, s.width, s.height,
+                                                             s.block)
+                               : c.output_data;
+            }));
+    }
     layer.expected = {};
 }
 
@@ -293,7 +354,7 @@ void set_rates(benchmark::State& state, const Layer& layer) {
 
 void run_tessera(benchmark::State& state, size_t i, const char* implementation) {
     if (skipped_for_failure(state, row_name(layers[i], implementation))) return;
-    TesseraConv& conv = std::strcmp(implementation, "tessera_nchw") == 0 ? *nchw_convs[i] : *nchwc_convs[i];
+    TesseraConv& conv = *tessera_convs.at(implementation)[i];
     for (auto _ : state) conv.run();
     set_rates(state, layers[i]);
 }
@@ -324,9 +385,9 @@ void register_rows() {
         benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMillisecond)->UseRealTime();
     };
     for (size_t i = 0; i < layers.size(); i++) {
-        for (const char* implementation : {"tessera_nchw", "tessera_nchwc"})
-            add(row_name(layers[i], implementation),
-                [i, implementation](benchmark::State& s) { run_tessera(s, i, implementation); });
+        for (const std::string& row : tessera_rows())
+            add(row_name(layers[i], row.c_str()),
+                [i, row](benchmark::State& s) { run_tessera(s, i, row.c_str()); });
     }
     if (options.threads == 1) {
         for (size_t i = 0; i < layers.size(); i++)

@@ -69,6 +69,24 @@ ConvPipeline conv_nchwc_pipeline(const ConvShape& s) {
     return p;
 }
 
+void set_conv_estimates(ConvPipeline& p) {
+    const ConvShape& s = p.shape;
+    if (p.input.dimensions() == 3) {
+        p.input.set_estimates({{0, s.width}, {0, s.height}, {0, s.in_channels}});
+        p.weights.set_estimates({{0, s.kernel}, {0, s.kernel}, {0, s.in_channels}, {0, s.out_channels}});
+        p.output.set_estimates({{0, s.width}, {0, s.height}, {0, s.out_channels}});
+        return;
+    }
+    p.input.set_estimates({{0, s.block}, {0, s.width}, {0, s.height}, {0, s.in_channels / s.block}});
+    p.weights.set_estimates({{0, s.block},
+                             {0, s.block},
+                             {0, s.kernel},
+                             {0, s.kernel},
+                             {0, s.in_channels / s.block},
+                             {0, s.out_channels / s.block}});
+    p.output.set_estimates({{0, s.block}, {0, s.width}, {0, s.height}, {0, s.out_channels / s.block}});
+}
+
 void schedule_conv_nchw(ConvPipeline& p, int tile_x, int tile_co) {
     Var xo("xo"), xi("xi"), coo("coo"), coi("coi");
     Func tile = cache_write(p.output, MemoryType::Register);

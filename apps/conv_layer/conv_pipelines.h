@@ -54,6 +54,10 @@ ConvPipeline conv_nchw_pipeline(const ConvShape& shape);
 // weights' dimensions are packed in their order, as the layouts above have them.
 ConvPipeline conv_nchwc_pipeline(const ConvShape& shape);
 
+// Estimates of the shape on the pipeline's inputs and output (either layout), for
+// Pipeline::auto_schedule and tessera::autotune.
+void set_conv_estimates(ConvPipeline& p);
+
 // The hand schedule of NCHW. The output is cut into register tiles of tile_x columns (vectorized)
 // by tile_co output channels (unrolled), each accumulated by cache_write in registers over the
 // whole reduction and then written once; tiles of a row for every block of channels are done

@@ -50,7 +50,6 @@
 #include <map>
 #include <random>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -62,6 +61,7 @@
 #endif
 
 #include "benchmark_rows.h"
+#include "machine_schedule.h"
 #include "matmul_pipelines.h"
 #include "peak_flops.h"
 #include "process_environment.h"
@@ -81,8 +81,7 @@ struct Options {
     tessera_apps::RegisterTile tile =
         tessera_apps::default_register_tile(tessera::get_jit_target_from_environment());
     bool machine_scheduled = false;
-    std::string records;
-    int tune_trials = 0;
+    tessera_apps::MachineScheduling machine;  // of the tessera_auto and tessera_tuned rows
 };
 Options options;
 
@@ -114,7 +113,7 @@ void parse_options(int& argc, char** argv) {
         const std::string arg = argv[i];
         auto value = [&](const char* option) { return arg.substr(std::strlen(option)); };
         if (arg.rfind("--threads=", 0) == 0) {
-            options.threads = parse_int(value("--threads="), 1, "--threads");
+            options.threads = options.machine.threads = parse_int(value("--threads="), 1, "--threads");
         } else if (arg.rfind("--sizes=", 0) == 0) {
             options.sizes = parse_sizes(value("--sizes="));
         } else if (arg.rfind("--naive_max_size=", 0) == 0) {
@@ -126,9 +125,9 @@ void parse_options(int& argc, char** argv) {
         } else if (arg == "--machine_scheduled") {
             options.machine_scheduled = true;
         } else if (arg.rfind("--records=", 0) == 0) {
-            options.records = value("--records=");
+            options.machine.records = value("--records=");
         } else if (arg.rfind("--tune_trials=", 0) == 0) {
-            options.tune_trials = parse_int(value("--tune_trials="), 0, "--tune_trials");
+            options.machine.tune_trials = parse_int(value("--tune_trials="), 0, "--tune_trials");
         } else {
             if (arg == "--help")
                 std::printf(
@@ -205,28 +204,13 @@ struct TesseraSgemm {
             tessera_apps::schedule_sgemm_tiled(p, options.threads, options.tile);
     }
 
-    // The pipeline of one size n, estimated at n, scheduled by the machine: the automatic scheduler,
-    // or the fastest record of options.records (tuned first, if the file has none).
-    TesseraSgemm(int n, bool tuned) {
+    // The pipeline of one size n, estimated at n, scheduled by the machine (machine_schedule.h).
+    TesseraSgemm(int n, tessera_apps::MachineScheduler scheduler) {
         p.A.set_estimates({{0, n}, {0, n}});
         p.B.set_estimates({{0, n}, {0, n}});
         p.C.set_estimates({{0, n}, {0, n}});
         tessera::Pipeline pipeline(p.C);
-        const tessera::MachineParams machine(options.threads,
-                                             tessera::MachineParams::host().last_level_cache_size, 40);
-        if (!tuned) {
-            pipeline.auto_schedule("Tessera", tessera::get_jit_target_from_environment(), machine);
-            return;
-        }
-        if (pipeline.apply_tuning_records(options.records)) return;
-        if (options.tune_trials == 0)
-            throw std::runtime_error(options.records +
-                                     " has no record of this size; give --tune_trials=N to tune it");
-        tessera::TuneOptions tuning;
-        tuning.trials = options.tune_trials;
-        tuning.records_file = options.records;
-        tuning.machine_params = machine;
-        tessera::autotune(pipeline, tuning);
+        tessera_apps::machine_schedule(pipeline, scheduler, options.machine);
     }
 
     // Binds the inputs; the output buffer wraps c.
@@ -244,7 +228,7 @@ const char* const kTesseraRows[] = {"tessera", "tessera_tensorized"};
 std::vector<const char*> machine_scheduled_rows() {
     std::vector<const char*> rows;
     if (options.machine_scheduled) rows.push_back("tessera_auto");
-    if (!options.records.empty()) rows.push_back("tessera_tuned");
+    if (!options.machine.records.empty()) rows.push_back("tessera_tuned");
     return rows;
 }
 
@@ -326,8 +310,9 @@ void compile_tessera() {
             const std::string name = row_name(row, n);
             const auto start = std::chrono::steady_clock::now();
             try {
-                TesseraSgemm* sgemm = tessera_sgemms[name] =
-                    new TesseraSgemm(n, std::string(row) == "tessera_tuned");
+                TesseraSgemm* sgemm = tessera_sgemms[name] = new TesseraSgemm(
+                    n, std::string(row) == "tessera_tuned" ? tessera_apps::MachineScheduler::Tuned
+                                                           : tessera_apps::MachineScheduler::Automatic);
                 sgemm->p.C.compile_jit();
             } catch (const std::exception& e) {
                 record_failure(name, e.what());
