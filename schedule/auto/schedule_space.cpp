@@ -125,6 +125,7 @@ bool ScheduleSpace::mutate_tile(SchedulePoint& p, std::mt19937_64& rng) const {
     Group& g = p.groups[std::uniform_int_distribution<size_t>(0, p.groups.size() - 1)(rng)];
     const StageNode& root = a.analysis.stage(g.root);
     if (root.user_scheduled || g.tile.empty()) return false;
+    if (g.register_tile) return mutate_register_tile(g, root, a.machine, rng);
     const size_t d = std::uniform_int_distribution<size_t>(0, g.tile.size() - 1)(rng);
     const int64_t extent = root.region[d].extent();
     const int64_t smallest = d == 0 ? a.machine.vector_lanes.at(g.root) : 1;
@@ -134,6 +135,25 @@ bool ScheduleSpace::mutate_tile(SchedulePoint& p, std::mt19937_64& rng) const {
     if (d == 0 && size < extent) size = std::max<int64_t>(smallest, size / smallest * smallest);
     if (size == g.tile[d]) return false;
     g.tile[d] = size;
+    return true;
+}
+
+// A register tile's shape: one dimension given another size (the innermost in one to four
+// vectors, the others one to twelve rows), as long as its accumulators, one vector each, leave a few
+// of the target's vector registers for the operands.
+bool ScheduleSpace::mutate_register_tile(Group& g, const StageNode& root, const MachineModel& machine,
+                                         std::mt19937_64& rng) const {
+    const int64_t lanes = machine.vector_lanes.at(g.root);
+    const size_t d = std::uniform_int_distribution<size_t>(0, g.tile.size() - 1)(rng);
+    const int64_t extent = std::max<int64_t>(root.region[d].extent(), 1);
+    const int64_t size = d == 0 ? lanes * pick(std::vector<int64_t>{1, 2, 3, 4}, rng)
+                                : pick(std::vector<int64_t>{1, 2, 3, 4, 6, 8, 12}, rng);
+    std::vector<int64_t> tile = g.tile;
+    tile[d] = std::min(size, extent);
+    int64_t accumulators = (tile[0] + lanes - 1) / lanes;
+    for (size_t k = 1; k < tile.size(); k++) accumulators *= tile[k];
+    if (tile == g.tile || accumulators > machine.vector_registers - 4) return false;
+    g.tile = tile;
     return true;
 }
 

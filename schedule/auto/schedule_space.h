@@ -42,6 +42,8 @@ private:
     struct Analyzed;
     const Analyzed& analysis_for(const std::set<std::string>& inlined) const;
     bool mutate_tile(SchedulePoint& p, std::mt19937_64& rng) const;
+    bool mutate_register_tile(Group& g, const StageNode& root, const MachineModel& machine,
+                              std::mt19937_64& rng) const;
     bool mutate_knob(SchedulePoint& p, std::mt19937_64& rng) const;
     bool split_group(SchedulePoint& p, std::mt19937_64& rng) const;
     bool join_group(SchedulePoint& p, std::mt19937_64& rng) const;

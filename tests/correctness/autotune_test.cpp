@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -251,6 +252,36 @@ TEST_CASE("autotune needs estimates and positive options") {
     CHECK_THROWS_AS(autotune(p, options), CompileError);
     options.trials = 0;
     CHECK_THROWS_AS(autotune(p, options), CompileError);
+}
+
+TEST_CASE("the tuner varies a register tile's shape within the vector registers") {
+    const int n = 300;
+    Func c("c");
+    Var x("x"), y("y");
+    RDom k(0, n, "k");
+    Buffer<float> a(n, n), b(n, n);
+    c(x, y) = 0.0f;
+    c(x, y) += a(k, y) * b(x, k);
+    c.set_estimates({{0, n}, {0, n}});
+    const Target target = get_host_target();
+    const autoschedule::ScheduleSpace space({c.function()}, target, MachineParams(4, 8 << 20, 40));
+    const int lanes = target.natural_vector_size(Float(32));
+    const int registers = target.has_feature(Target::AVX512) ? 32 : 16;
+    std::mt19937_64 rng(3);
+    std::set<std::vector<int64_t>> shapes;
+    for (int walk = 0; walk < 40; walk++) {
+        autoschedule::SchedulePoint p = space.initial();
+        for (int step = 0; step < 6; step++) {
+            p = space.mutate(p, rng);
+            for (const autoschedule::Group& g : p.groups) {
+                if (!g.register_tile) continue;
+                shapes.insert(g.tile);
+                CAPTURE(p.key());
+                CHECK((g.tile[0] + lanes - 1) / lanes * g.tile[1] <= registers - 4);
+            }
+        }
+    }
+    CHECK(shapes.size() >= 3);  // the shape does vary
 }
 
 TEST_CASE("points of the tuner's space, many mutations from the scheduler's, compute the default's bits") {
