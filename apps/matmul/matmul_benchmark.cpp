@@ -232,6 +232,13 @@ std::vector<const char*> machine_scheduled_rows() {
     return rows;
 }
 
+// Every Tessera row, hand-scheduled first.
+std::vector<const char*> tessera_rows() {
+    std::vector<const char*> rows(std::begin(kTesseraRows), std::end(kTesseraRows));
+    for (const char* row : machine_scheduled_rows()) rows.push_back(row);
+    return rows;
+}
+
 // --- OpenBLAS ---
 
 #ifdef TESSERA_BENCHMARK_OPENBLAS
@@ -342,9 +349,7 @@ void check_all() {
         check("openblas", problem, 1e-4,
               [](Problem& p, float* c) { openblas_sgemm(p.n, p.a.data(), p.b.data(), c); });
 #endif
-        std::vector<const char*> rows(std::begin(kTesseraRows), std::end(kTesseraRows));
-        for (const char* row : machine_scheduled_rows()) rows.push_back(row);
-        for (const char* row : rows) {
+        for (const char* row : tessera_rows()) {
             if (failures.count(row_name(row, n))) continue;
             TesseraSgemm* sgemm = tessera_sgemm(row, n);
             check(row, problem, 0, [sgemm](Problem& p, float* c) { sgemm->p.C.realize(sgemm->bind(p, c)); });
@@ -407,9 +412,7 @@ void register_rows() {
     auto add = [](const std::string& name, auto&& fn) {
         benchmark::RegisterBenchmark(name.c_str(), fn)->Unit(benchmark::kMillisecond)->UseRealTime();
     };
-    std::vector<const char*> rows(std::begin(kTesseraRows), std::end(kTesseraRows));
-    for (const char* row : machine_scheduled_rows()) rows.push_back(row);
-    for (const char* row : rows) {
+    for (const char* row : tessera_rows()) {
         for (int n : options.sizes)
             add(row_name(row, n), [row, n](benchmark::State& s) { run_tessera(s, row, n); });
     }
