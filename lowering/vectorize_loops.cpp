@@ -269,9 +269,35 @@ private:
         if (is_statement) enclosing_.pop_back();
     }
 
+    // value as an up-sampling's coordinate, ramp(b, s) / k plus or minus broadcasts, with the
+    // ramp's base replaced by a variable of the given name, and b in *base; undefined where value
+    // is not one.
+    Expr upsampled_around(const Expr& value, const std::string& name, Expr* base) const {
+        if (const ir::Div* d = value.as<ir::Div>()) {
+            const ir::Ramp* r = d->a.as<ir::Ramp>();
+            const ir::Broadcast* k = d->b.as<ir::Broadcast>();
+            if (!r || !ir::is_const(r->stride) || !k || !ir::is_const(k->value)) return Expr();
+            *base = r->base;
+            return ir::Div::make(ir::Ramp::make(ir::Variable::make(r->base.type(), name), r->stride, lanes_),
+                                 d->b);
+        }
+        if (const ir::Add* a = value.as<ir::Add>()) {
+            if (Expr e; a->b.as<ir::Broadcast>() && (e = upsampled_around(a->a, name, base)).defined())
+                return ir::Add::make(e, a->b);
+            if (Expr e; a->a.as<ir::Broadcast>() && (e = upsampled_around(a->b, name, base)).defined())
+                return ir::Add::make(a->a, e);
+        }
+        if (const ir::Sub* s = value.as<ir::Sub>()) {
+            if (Expr e; s->b.as<ir::Broadcast>() && (e = upsampled_around(s->a, name, base)).defined())
+                return ir::Sub::make(e, s->b);
+        }
+        return Expr();
+    }
+
     // Binds name to the (widened) value of a let, and returns the lets to emit in its place,
     // outermost first. A ramp's let binds its scalar base under the let's name and a broadcast's
-    // its scalar, so that uses stay ramps and broadcasts; other vectors get a vector variable.
+    // its scalar, so that uses stay ramps and broadcasts (and up-samplings); other vectors get a
+    // vector variable.
     std::vector<std::pair<std::string, Expr>> bind_let(const std::string& name, const Expr& value,
                                                        bool is_statement) {
         if (value.type().is_scalar()) {
@@ -295,6 +321,13 @@ private:
             bind(name, ir::Ramp::make(ir::Variable::make(r->base.type(), name), stride, lanes_),
                  is_statement);
             return lets;
+        }
+        // An up-sampling's coordinate: its uses keep the division, so that a load indexed by it
+        // stays one dense load (codegen_llvm_upsampled.cpp).
+        Expr base;
+        if (Expr upsampled = upsampled_around(value, name, &base); upsampled.defined()) {
+            bind(name, upsampled, is_statement);
+            return {{name, base}};
         }
         const std::string vector_name = names_.make(name + ".widened");
         bind(name, ir::Variable::make(value.type(), vector_name), is_statement);

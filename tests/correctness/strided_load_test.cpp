@@ -115,6 +115,26 @@ TEST_CASE("up-sampling vector loads give every lane's element and read nothing p
     }
 }
 
+TEST_CASE("an up-sampling read through an inlined Func stays one dense load") {
+    // The inlined Func's coordinate x / 2 is bound to a let, which vectorizing makes a vector; the
+    // load must still see the division to be read densely (a graph layer's ConvTranspose reads
+    // its input this way).
+    if (!get_host_target().has_feature(Target::AVX2)) return;
+    ImageParam in(Float(32), 1, "in");
+    Func source("source"), f("f");
+    Var x("x");
+    source(x) = in(x);
+    f(x) = source(x / 2) * 0.75f + source(x / 2 + 1) * 0.25f;
+    f.vectorize(x, 8);
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "tessera_upsampled_inlined_test.s").string();
+    Pipeline(f).compile_to_assembly(path, {in}, "upsampled_inlined", get_host_target());
+    std::ifstream file(path);
+    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    CHECK(text.find("gather") == std::string::npos);
+    CHECK(text.find("upsampled_inlined") != std::string::npos);
+}
+
 TEST_CASE("vector loads of stride 2 to 4 give every lane's element and read nothing past the last") {
     for (int stride : {2, 3, 4}) {
         for (int lanes : {4, 8, 16}) {

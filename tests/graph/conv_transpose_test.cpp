@@ -116,6 +116,10 @@ TEST_CASE("ConvTranspose with its kernel equal to its stride upsamples as the sc
         // One and three spatial dimensions.
         {{1, 5, 21}, {4}, {4}, {0, 0}, {1}, 1, 3},
         {{1, 4, 2, 3, 17}, {2, 2, 2}, {2, 2, 2}, {0, 0, 0, 0, 0, 0}, {1, 1, 1}, 1, 2},
+        // One output channel over a row of 78 columns: tiles four vectors wide, the last shifted.
+        {{1, 5, 2, 39}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1, 1},
+        // Eleven output channels: tiles of eight, the last shifted.
+        {{1, 7, 3, 21}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, 1, 11},
     };
     for (size_t i = 0; i < cases.size(); i++)
         CHECK_MESSAGE(largest_error(cases[i], 10 * i) < 1e-5, "case " << i);

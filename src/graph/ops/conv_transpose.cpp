@@ -5,12 +5,13 @@
 //
 // Where the kernel equals the stride, without padding or dilation (the upsampling of decoders),
 // exactly one tap reaches each output pixel, and which one depends only on the pixel's position
-// modulo the stride: the sums are then computed per tap, in the input's grid, as dense vectors, and
-// the output interleaves them.
+// modulo the stride: each output pixel then sums over the input channels alone, in register tiles
+// as a convolution does.
 
 #include <algorithm>
 
 #include "graph/ops/convolution_geometry.h"
+#include "graph/ops/convolution_schedule.h"
 #include "graph/ops/operator.h"
 
 namespace tessera::graph {
@@ -42,103 +43,59 @@ Expr weight_channel(const ConvGeometry& g, const ConvTransposeShape& c, const Ex
     return g.groups == 1 ? out_channel : out_channel % int(c.out_per_group);
 }
 
-TensorFunc with_bias(const OpContext& ctx, const TensorFunc& sums, const std::vector<int64_t>& shape,
-                     const std::function<Expr(const std::vector<Expr>&)>& sum_at) {
+TensorFunc with_bias(const OpContext& ctx, const TensorFunc& sums, const std::vector<int64_t>& shape) {
     return define_tensor(ctx.func_name(), sums.type, shape, [&](const std::vector<Expr>& i) {
-        return ctx.has_input(2) ? sum_at(i) + ctx.input(2)({i[1]}) : sum_at(i);
+        return ctx.has_input(2) ? sums(i) + ctx.input(2)({i[1]}) : sums(i);
     });
 }
 
-// What the schedule of the one-tap form needs of its definition.
-struct OneTapSums {
-    Func sums;  // taps: n, c, outer spatial..., kx, ix
-    RDom r;     // over the input channels of a group
-    int stride, spatial;
-    int64_t in_width;
-};
-
-// A row of the output at a time, its taps' sums in registers: a vector of input columns by every
-// tap, the input channels inside.
-void schedule_one_tap(const Func& output, const std::vector<int64_t>& shape, const Target& t,
-                      const OneTapSums& s) {
-    const auto [sums, r, stride, spatial, in_width] = s;
-    const int lanes = t.natural_vector_size(Float(32));
-    std::vector<Var> v = output.args();  // innermost first: x, y..., channel, batch
-    Func o = output;
-    if (shape.back() >= lanes) o.vectorize(v[0], lanes, TailStrategy::GuardWithIf);
-    // Rows of every channel in tasks of a few thousand outputs: a detector's last upsampling has
-    // one channel.
-    Var rows = v[v.size() - 2];
-    if (spatial == 2) {
-        rows = Var("channel_rows");
-        o.fuse(v[1], v[2], rows);
+// The weight of the tap that reaches output column x: the tap is x modulo the stride, so a vector
+// of columns selects among the stride's weights, each a scalar (indexing the weights by x % stride
+// would gather every lane).
+Expr tap_weight(const TensorFunc& w, std::vector<Expr> weight_at, const Expr& x, int stride) {
+    weight_at.push_back(stride - 1);
+    Expr weight = w(weight_at);
+    for (int k = stride - 2; k >= 0; k--) {
+        weight_at.back() = k;
+        weight = select(x % stride == k, w(weight_at), weight);
     }
-    int64_t per_iteration = 1;  // outputs per iteration of rows
-    for (size_t d = spatial == 2 ? shape.size() - 1 : 2; d < shape.size(); d++) per_iteration *= shape[d];
-    // The last task shifted inwards: a guard would leave the taps computed per row reading past
-    // the last channel (a group ending in a convolution never writes in place, so computing a few
-    // rows twice is harmless).
-    Var tasks("tasks"), row("row");
-    const int64_t iterations = shape[1] * (spatial == 2 ? shape[2] : 1);
-    const int64_t per_task = std::clamp<int64_t>(8192 / per_iteration, 1, iterations);
-    o.split(rows, tasks, row, int(per_task), TailStrategy::ShiftInwards).parallel(tasks);
-    Func f = sums;
-    std::vector<Var> fv = f.args();  // ix, kx, outer spatial..., channel, batch
-    const Var at = spatial > 2 ? v[1] : row;
-    f.compute_at(o, at).bound(fv[1], 0, stride);
-    Var ixo("ixo"), ixi("ixi");
-    Stage update = f.update();
-    if (in_width >= lanes) {
-        f.vectorize(fv[0], lanes, TailStrategy::GuardWithIf);
-        update.split(fv[0], ixo, ixi, lanes, TailStrategy::GuardWithIf)
-            .reorder(ixi, fv[1], r.x, ixo)
-            .vectorize(ixi);
-    } else {
-        update.reorder(fv[0], fv[1], r.x);
-    }
-    update.unroll(fv[1]);
+    return weight;
 }
 
-// One tap per output pixel. `taps` holds, for each output row (batch, channel, the outer spatial
-// coordinates of the output), the sums of each tap of the innermost dimension over the input's
-// columns: taps(n, c, y..., kx, ix) is the output at x = ix * stride + kx. Each is a dense chain over
-// the input's row; the output reads them interleaved.
+// One tap per output pixel: each output pixel sums, over the input channels of its group, the
+// input pixel at its coordinates divided by the strides, weighted by the tap its coordinates
+// modulo the strides pick. The output is computed in register tiles as a convolution's is: a
+// vector of columns (its input read once per stride columns and spread, see
+// codegen_llvm_upsampled.cpp) by a few output channels, the input channels innermost.
 OpResult one_tap_conv_transpose(const OpContext& ctx, const ConvGeometry& g, const ConvTransposeShape& c) {
     const TensorFunc& x = ctx.input(0);
     const TensorFunc& w = ctx.input(1);
     const int spatial = g.spatial_rank(), last = spatial - 1;
-    const int stride = int(g.strides[last]);
-    std::vector<int64_t> taps_shape(g.output_shape.begin(), g.output_shape.end() - 1);
-    taps_shape.push_back(stride);
-    taps_shape.push_back(x.shape.back());
-    TensorFunc taps = define_tensor(ctx.func_name("taps"), x.type, taps_shape,
-                                    [&](const std::vector<Expr>&) { return cast(x.type, 0); });
+    TensorFunc acc = define_tensor(ctx.func_name("accumulators"), x.type, g.output_shape,
+                                   [&](const std::vector<Expr>&) { return cast(x.type, 0); });
     const RDom r(0, int(c.in_per_group), ctx.func_name("r"));
-    const std::vector<Var> vars = taps.func.args();
-    const std::vector<Expr> index(vars.rbegin(), vars.rend());  // n, c, outer spatial..., kx, ix
+    const std::vector<Var> vars = acc.func.args();
+    const std::vector<Expr> index(vars.rbegin(), vars.rend());  // n, c, spatial...
     const Expr in_channel = input_channel(g, c, index[1], r);
     std::vector<Expr> input_at{index[0], in_channel}, weight_at{in_channel, weight_channel(g, c, index[1])};
-    for (int d = 0; d < last; d++) {
-        input_at.push_back(index[2 + d] / int(g.strides[d]));
-        weight_at.push_back(index[2 + d] % int(g.strides[d]));
-    }
-    input_at.push_back(index[2 + last + 1]);
-    weight_at.push_back(index[2 + last]);
-    taps.func(std::vector<Expr>(vars.begin(), vars.end())) = fma(w(weight_at), x(input_at), taps(index));
-
-    const TensorFunc out = with_bias(ctx, taps, g.output_shape, [&](const std::vector<Expr>& i) {
-        std::vector<Expr> at(i.begin(), i.end() - 1);
-        at.push_back(i.back() % stride);
-        at.push_back(i.back() / stride);
-        return taps(at);
-    });
-    const Func sums = taps.func;
-    const int64_t in_width = x.shape.back();
-    return {{out},
-            [sums, r, stride, spatial, in_width](const Func& output, const std::vector<int64_t>& shape,
-                                                 const Target& t) {
-                schedule_one_tap(output, shape, t, {sums, r, stride, spatial, in_width});
-            }};
+    for (int d = 0; d < spatial; d++) input_at.push_back(index[2 + d] / int(g.strides[d]));
+    for (int d = 0; d < last; d++) weight_at.push_back(index[2 + d] % int(g.strides[d]));
+    const Expr weight = tap_weight(w, weight_at, index[2 + last], int(g.strides[last]));
+    acc.func(std::vector<Expr>(vars.begin(), vars.end())) = fma(weight, x(input_at), acc(index));
+    const TensorFunc out = with_bias(ctx, acc, g.output_shape);
+    const Func accumulators = acc.func;
+    return {
+        {out},
+        [accumulators, r, spatial](const Func& output, const std::vector<int64_t>& shape, const Target& t) {
+            ConvTile tile = conv_tile(t, shape.back(), shape[1], /*depthwise=*/false);
+            // With one or two output channels, wider tiles keep enough sums in flight.
+            const int lanes = t.natural_vector_size(Float(32));
+            if (tile.channels <= 2 && shape.back() >= 4 * lanes) tile.columns = 4 * lanes;
+            const Var xo = tile_conv_output(output, spatial, tile);
+            Func sums = accumulators;
+            sums.compute_at(output, xo);
+            schedule_register_tile(sums, {r.x}, spatial, tile);
+        }};
 }
 
 // Any geometry: each output pixel sums every tap and input channel, the taps whose input pixel does
@@ -165,8 +122,7 @@ OpResult gathered_conv_transpose(const OpContext& ctx, const ConvGeometry& g, co
     }
     const Expr weight = select(valid, w(weight_at), cast(x.type, 0));
     acc.func(std::vector<Expr>(vars.begin(), vars.end())) = fma(weight, x(input_at), acc(index));
-    const TensorFunc out =
-        with_bias(ctx, acc, g.output_shape, [&](const std::vector<Expr>& i) { return acc(i); });
+    const TensorFunc out = with_bias(ctx, acc, g.output_shape);
     const Func accumulators = acc.func;
     // A channel's plane of sums at a time, in parallel over channels; the sums run along a row in
     // vectors, the reduction outside them (by default it would be innermost, and scalar).

@@ -12,24 +12,24 @@
 #include <algorithm>
 
 #include "graph/ops/convolution_geometry.h"
+#include "graph/ops/convolution_schedule.h"
 #include "graph/ops/operator.h"
 
 namespace tessera::graph {
 namespace {
 
-// The input, zero outside its spatial bounds (the channels and batch are always in bounds).
+// The input, zero outside its spatial bounds (the channels and batch are always in bounds). As the
+// language's constant_exterior, whose likely() marks let loop partitioning read the interior rows
+// as dense vectors, without a clamp and a gather per vector.
 TensorFunc zero_padded(const OpContext& ctx, const TensorFunc& x, const ConvGeometry& geometry) {
     if (!geometry.has_padding()) return x;
-    return define_tensor(ctx.func_name("padded"), x.type, x.shape, [&](const std::vector<Expr>& i) {
-        Expr inside = Expr(true);
-        std::vector<Expr> clamped = i;
-        for (int d = 0; d < geometry.spatial_rank(); d++) {
-            const Expr& c = i[2 + d];
-            inside = inside && c >= 0 && c < int(x.shape[2 + d]);
-            clamped[2 + d] = clamp(c, 0, int(x.shape[2 + d]) - 1);
-        }
-        return select(inside, x(clamped), cast(x.type, 0));
-    });
+    const int spatial = geometry.spatial_rank();
+    Region bounds(size_t(x.rank()));  // innermost first: spatial (the last first), then unbounded
+    for (int d = 0; d < spatial; d++) bounds[size_t(spatial - 1 - d)] = Range(0, int(x.shape[2 + d]));
+    const TensorFunc exterior{BoundaryConditions::constant_exterior(x.func, cast(x.type, 0), bounds), x.type,
+                              x.shape};
+    return define_tensor(ctx.func_name("padded"), x.type, x.shape,
+                         [&](const std::vector<Expr>& i) { return exterior(i); });
 }
 
 // The order of a convolution's sum over its group's input channels and its kernel, which sets its
@@ -97,32 +97,6 @@ struct ConvFuncs {
     TensorFunc output;
 };
 
-// The register tile of a convolution's output: columns of the innermost spatial dimension
-// (vectorized) by output channels (unrolled). Two vectors by 6 channels on AVX2 (twelve
-// accumulators), by 8 on AVX-512, as apps/conv_layer chose; one channel for depthwise layers,
-// whose channels do not share inputs.
-struct ConvTile {
-    int columns, channels;
-};
-
-ConvTile conv_tile(const Target& target, int64_t width, int64_t channels, bool depthwise) {
-    const int lanes = target.natural_vector_size(Float(32));
-    ConvTile tile{2 * lanes, depthwise ? 1 : (lanes >= 16 ? 8 : 6)};
-    if (width < tile.columns) tile.columns = width >= lanes ? lanes : int(width);
-    if (channels < tile.channels) tile.channels = int(channels);
-    return tile;
-}
-
-// Keeps a tile of f, a reduction over the given RVars, in registers: columns vectorized and
-// channels unrolled, innermost in its update too.
-void schedule_register_tile(Func f, const std::vector<RVar>& reduction, int spatial, const ConvTile& tile) {
-    std::vector<Var> a = f.args();  // innermost first: spatial (x first), channel, ...
-    f.vectorize(a[0], tile.columns).unroll(a[spatial], tile.channels);
-    std::vector<VarOrRVar> update_order{a[0], a[spatial]};
-    update_order.insert(update_order.end(), reduction.begin(), reduction.end());
-    f.update().reorder(update_order).vectorize(a[0], tile.columns).unroll(a[spatial], tile.channels);
-}
-
 std::vector<RVar> rvars(const RDom& r) {
     std::vector<RVar> out;
     for (int i = 0; i < r.dimensions(); i++) out.push_back(r[i]);
@@ -132,19 +106,9 @@ std::vector<RVar> rvars(const RDom& r) {
 void schedule_convolution(const ConvFuncs& conv, const ConvGeometry& geometry, bool depthwise,
                           const Func& out, const std::vector<int64_t>& shape, const Target& target) {
     const int spatial = geometry.spatial_rank();
-    std::vector<Var> v = out.args();  // innermost first: spatial (x first), channel, batch
-    const Var x = v[0], c = v[spatial];
     const ConvTile tile = conv_tile(target, shape.back(), shape[1], depthwise);
-    Var xo("xo"), xi("xi"), co("co"), ci("ci");
     Func output = out;
-    output.split(x, xo, xi, tile.columns, TailStrategy::ShiftInwards)
-        .split(c, co, ci, tile.channels, TailStrategy::ShiftInwards);
-    std::vector<VarOrRVar> order{xi, ci, xo, co};
-    for (int d = 1; d < spatial; d++) order.push_back(v[d]);
-    order.push_back(v[spatial + 1]);
-    output.reorder(order).vectorize(xi).unroll(ci);
-    // Rows run in parallel; a 1-D convolution parallelizes over channel blocks.
-    output.parallel(spatial >= 2 ? v[spatial - 1] : co);
+    const Var xo = tile_conv_output(output, spatial, tile);
 
     Func accumulators = conv.accumulators;
     accumulators.compute_at(output, xo);
