@@ -51,9 +51,11 @@ struct TuneOptions {
 };
 
 struct TuneResult {
-    int trials = 0;      // candidates measured
-    int failed = 0;      // of which crashed, timed out, failed to compile or gave wrong values
-    double best_ms = 0;  // the fastest correct candidate's median time
+    int trials = 0;  // candidates measured
+    int failed = 0;  // of which crashed, timed out, failed to compile or gave wrong values
+    // The chosen candidate's median time over all its runs: the fastest few by their first
+    // measurement are measured again, and the fastest by both together is chosen.
+    double best_ms = 0;
     int best_trial = -1;
     double seconds = 0;                       // the search's wall time
     std::string schedule_source;              // the fastest schedule, as auto_schedule prints one

@@ -23,11 +23,11 @@ std::string node_names(const Graph& g, const FusionGroup& group) {
     return names;
 }
 
-// The records already in the file for each signature on the target.
+// The trials already in the file for each signature on the target.
 std::map<std::string, int> recorded_trials(const std::string& file, const Target& target) {
     std::map<std::string, int> count;
     for (const tune::TuningRecord& r : tune::read_records(file))
-        if (r.target == target.to_string()) count[r.signature]++;
+        if (r.target == target.to_string() && !r.remeasured) count[r.signature]++;
     return count;
 }
 

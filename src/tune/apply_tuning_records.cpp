@@ -18,11 +18,7 @@ bool tune::apply_records(Pipeline& pipeline, const std::vector<TuningRecord>& al
     const auto outs = autoschedule::output_functions(pipeline);
     const std::string signature = signature_of(outs);
     // From the fastest down: a record that does not fit this pipeline gives way to the next.
-    std::vector<TuningRecord> records;
-    for (const TuningRecord& r : all)
-        if (r.ok() && r.signature == signature && r.target == target.to_string()) records.push_back(r);
-    std::stable_sort(records.begin(), records.end(),
-                     [](const TuningRecord& a, const TuningRecord& b) { return a.median_ms < b.median_ms; });
+    const std::vector<TuningRecord> records = ranked_schedules(all, signature, target.to_string());
     const auto funcs = autoschedule::pipeline_funcs(outs);
     for (const TuningRecord& r : records) {
         if (r.schedule.is(json::Value::Kind::String) && r.schedule.string == operator_schedule) return false;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "util/error_stream.h"
@@ -49,7 +50,16 @@ std::optional<TuningRecord> parse_record(const std::string& line, std::string* w
         return std::nullopt;
     }
     if (median && median->is(json::Value::Kind::Number)) r.median_ms = median->number;
+    const json::Value* remeasured = value->find("remeasured");
+    r.remeasured = remeasured && remeasured->is(json::Value::Kind::Bool) && remeasured->boolean;
     return r;
+}
+
+// The median of times as a measurement takes it (the upper one), or fallback where there are none.
+double median_of(std::vector<double> times, double fallback) {
+    if (times.empty()) return fallback;
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
 }
 
 // Whether the file is missing, empty, or ends with a newline: a run that was killed may have left
@@ -71,7 +81,9 @@ std::string record_line(const TuningRecord& r) {
         << ",\"trial\":" << r.trial << ",\"status\":" << json::quote(r.status)
         << ",\"median_ms\":" << number(r.median_ms) << ",\"times_ms\":[";
     for (size_t i = 0; i < r.times_ms.size(); i++) out << (i ? "," : "") << number(r.times_ms[i]);
-    out << "],\"schedule\":" << (r.schedule_json.empty() ? "[]" : r.schedule_json) << "}";
+    out << "]";
+    if (r.remeasured) out << ",\"remeasured\":true";
+    out << ",\"schedule\":" << (r.schedule_json.empty() ? "[]" : r.schedule_json) << "}";
     return out.str();
 }
 
@@ -105,15 +117,24 @@ void append_record(const std::string& path, const TuningRecord& r) {
     TESSERA_USER_CHECK(out) << "autotune: cannot write to the records file '" << path << "'.";
 }
 
-std::optional<TuningRecord> best_record(const std::vector<TuningRecord>& records,
-                                        const std::string& signature, const std::string& target) {
-    const TuningRecord* best = nullptr;
+std::vector<TuningRecord> ranked_schedules(const std::vector<TuningRecord>& records,
+                                           const std::string& signature, const std::string& target) {
+    std::vector<TuningRecord> ranked;
+    std::map<std::string, size_t> index_of_schedule;
     for (const TuningRecord& r : records) {
         if (!r.ok() || r.signature != signature || r.target != target) continue;
-        if (!best || r.median_ms < best->median_ms) best = &r;
+        auto [it, fresh] = index_of_schedule.emplace(json::text(r.schedule), ranked.size());
+        if (fresh) {
+            ranked.push_back(r);
+            continue;
+        }
+        TuningRecord& pooled = ranked[it->second];
+        pooled.times_ms.insert(pooled.times_ms.end(), r.times_ms.begin(), r.times_ms.end());
+        pooled.median_ms = median_of(pooled.times_ms, pooled.median_ms);
     }
-    if (!best) return std::nullopt;
-    return *best;
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const TuningRecord& a, const TuningRecord& b) { return a.median_ms < b.median_ms; });
+    return ranked;
 }
 
 }  // namespace tessera::tune

@@ -3,6 +3,7 @@
 // interrupted search loses nothing and a later one resumes from it:
 //   {"signature":"…","target":"…","trial":3,"status":"ok","median_ms":1.25,"times_ms":[…],
 //    "schedule":[…plan…]}
+// and "remeasured":true on a second measurement of a trial's schedule.
 // Lines that cannot be read (a truncated last line, a hand edit) are passed over with a warning.
 
 #include <optional>
@@ -23,6 +24,9 @@ struct TuningRecord {
     std::vector<double> times_ms;
     json::Value schedule;  // the plan (plan_json.h)
     std::string schedule_json;
+    // A second measurement of a schedule already recorded (autotune measures its fastest few
+    // again before it chooses), not a trial of its own.
+    bool remeasured = false;
 
     bool ok() const { return status == "ok"; }
 };
@@ -37,9 +41,11 @@ std::vector<TuningRecord> read_records(const std::string& path);
 // Appends the record to the file (created if missing).
 void append_record(const std::string& path, const TuningRecord& r);
 
-// The fastest successful record for the signature and target, if any.
-std::optional<TuningRecord> best_record(const std::vector<TuningRecord>& records,
-                                        const std::string& signature, const std::string& target);
+// The successful records of the signature and target, one per schedule, fastest first. A schedule
+// measured more than once is timed by the median of all its runs together, so that one lucky
+// measurement does not decide.
+std::vector<TuningRecord> ranked_schedules(const std::vector<TuningRecord>& records,
+                                           const std::string& signature, const std::string& target);
 
 // The schedule of a record that measured the schedule the pipeline's own code gives it (the graph
 // layer's operators'), the baseline that tuned schedules must beat: "schedule":"operator".

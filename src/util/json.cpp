@@ -214,4 +214,29 @@ std::string quote(const std::string& text) {
     return out + "\"";
 }
 
+std::string text(const Value& value) {
+    switch (value.kind) {
+        case Value::Kind::Null: return "null";
+        case Value::Kind::Bool: return value.boolean ? "true" : "false";
+        case Value::Kind::Number: {
+            char digits[32];
+            std::snprintf(digits, sizeof digits, "%.17g", value.number);
+            return digits;
+        }
+        case Value::Kind::String: return quote(value.string);
+        case Value::Kind::Array: {
+            std::string out = "[";
+            for (size_t i = 0; i < value.array.size(); i++) out += (i ? "," : "") + text(value.array[i]);
+            return out + "]";
+        }
+        case Value::Kind::Object: {
+            std::string out = "{";
+            for (const auto& [key, member] : value.object)
+                out += (out.size() > 1 ? "," : "") + quote(key) + ":" + text(member);
+            return out + "}";
+        }
+    }
+    return "null";
+}
+
 }  // namespace tessera::json

@@ -31,4 +31,7 @@ std::optional<Value> parse(const std::string& text, std::string* error = nullptr
 // The text as a JSON string literal, quotes included.
 std::string quote(const std::string& text);
 
+// The value written as JSON, its objects' keys sorted: equal values give equal text.
+std::string text(const Value& value);
+
 }  // namespace tessera::json

@@ -22,6 +22,8 @@
 #include "../scratch_files.h"
 #include "../tuning_pipelines.h"
 #include "schedule/auto/schedule_space.h"
+#include "tune/tuning_records.h"
+#include "util/json.h"
 
 using namespace tessera;
 using namespace tuning_tests;
@@ -84,9 +86,13 @@ TEST_CASE("autotune measures its trials, records each, and applies a schedule wi
     CHECK(result.best_ms_after_trial.size() == 6);
     CHECK(result.schedule_source.find("pipeline.get_func(") != std::string::npos);
     CHECK(same_bits(tuned.run(image), expected));
+    // A line per trial, and one more for each of the three fastest, measured again.
     const auto lines = lines_of(records);
-    CHECK(lines.size() == 6);
-    CHECK(count_status(lines, "ok") == "6");
+    CHECK(lines.size() == 6 + 3);
+    CHECK(count_status(lines, "ok") == "9");
+    CHECK(std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+              return l.find("\"remeasured\":true") != std::string::npos;
+          }) == 3);
     CHECK(lines_of(options.curve_file).size() == 7);  // the header and one line per trial
 
     // Another build of the same pipeline applies the best record, with no search.
@@ -179,7 +185,7 @@ TEST_CASE("records of other pipelines, other targets, or lines cut short are pas
     Sharpen tuned;
     autotune(tuned.pipeline, quick_options(records, 3));
     const auto good = lines_of(records);
-    REQUIRE(good.size() == 3);
+    REQUIRE(good.size() == 3 + 3);
 
     // A pipeline with other estimates has another signature: nothing applies.
     Sharpen other(Sharpen::width * 2);
@@ -220,6 +226,41 @@ TEST_CASE("records of other pipelines, other targets, or lines cut short are pas
     CHECK_FALSE(Sharpen().pipeline.apply_tuning_records((dir / "missing.jsonl").string()));
 }
 
+TEST_CASE("a schedule measured again is ranked by all its runs, not by its luckiest measurement") {
+    const auto dir = scratch_files::fresh_dir("autotune_remeasured");
+    const std::string tuned_records = (dir / "tuned.jsonl").string();
+    Sharpen tuned;
+    autotune(tuned.pipeline, quick_options(tuned_records, 3));
+    std::vector<tune::TuningRecord> first;
+    for (tune::TuningRecord r : tune::read_records(tuned_records)) {
+        if (r.remeasured || !r.ok()) continue;
+        r.schedule_json = json::text(r.schedule);
+        first.push_back(r);
+    }
+    REQUIRE(first.size() >= 2);
+    // Trial a measured 1 ms once and 3 ms when measured again; trial b 2 ms.
+    tune::TuningRecord a = first[0], b = first[1], a_again = first[0];
+    REQUIRE(a.schedule_json != b.schedule_json);
+    a.median_ms = 1, a.times_ms = {1, 1, 1};
+    a_again.median_ms = 3, a_again.times_ms = {3, 3, 3, 3}, a_again.remeasured = true;
+    b.median_ms = 2, b.times_ms = {2, 2, 2};
+    const std::string records = (dir / "records.jsonl").string(), b_alone = (dir / "b.jsonl").string();
+    for (const tune::TuningRecord& r : {a, b, a_again}) tune::append_record(records, r);
+    tune::append_record(b_alone, b);
+
+    Sharpen chosen, expected;
+    REQUIRE(chosen.pipeline.apply_tuning_records(records));
+    REQUIRE(expected.pipeline.apply_tuning_records(b_alone));
+    CHECK(without_unique_suffixes(chosen.pipeline.loop_nest()) ==
+          without_unique_suffixes(expected.pipeline.loop_nest()));
+    const std::vector<tune::TuningRecord> ranked =
+        tune::ranked_schedules(tune::read_records(records), a.signature, a.target);
+    REQUIRE(ranked.size() == 2);
+    CHECK(ranked[0].median_ms == 2);
+    CHECK(ranked[1].median_ms == 3);  // the upper median of 1, 1, 1, 3, 3, 3, 3
+    CHECK(ranked[1].times_ms.size() == 7);
+}
+
 TEST_CASE("workers that crash or hang lose their trial and nothing else") {
     const auto dir = scratch_files::fresh_dir("autotune_failures");
     const std::string records = (dir / "records.jsonl").string();
@@ -237,7 +278,7 @@ TEST_CASE("workers that crash or hang lose their trial and nothing else") {
     const auto lines = lines_of(records);
     CHECK(count_status(lines, "crashed") == "1");
     CHECK(count_status(lines, "timeout") == "1");
-    CHECK(count_status(lines, "ok") == "4");
+    CHECK(count_status(lines, "ok") == "7");  // four trials, the fastest three measured again
     const Buffer<float> image = random_image(Sharpen::width, Sharpen::height, 3);
     CHECK(same_bits(tuned.run(image), Sharpen().run(image)));
 }

@@ -49,11 +49,13 @@ std::string without_func_names(std::string text) {
     return text;
 }
 
-// The schedule of each record, in the file's order.
+// The schedule of each trial's record, in the file's order. (The fastest few measured again at
+// the end depend on measured times, which two runs do not share.)
 std::vector<std::string> schedules_in(const std::string& path) {
     std::vector<std::string> schedules;
     std::ifstream in(path);
     for (std::string line; std::getline(in, line);) {
+        if (line.find("\"remeasured\":true") != std::string::npos) continue;
         const size_t at = line.find("\"schedule\":");
         if (at != std::string::npos) schedules.push_back(without_func_names(line.substr(at)));
     }
