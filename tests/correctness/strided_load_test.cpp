@@ -63,6 +63,15 @@ void check_strided(int stride, int lanes) {
                       "at " << i);
 }
 
+// The host's assembly for f, a function of the one input, named name.
+std::string assembly_of(const Func& f, const ImageParam& in, const std::string& name) {
+    const std::string path =
+        (std::filesystem::temp_directory_path() / ("tessera_" + name + "_test.s")).string();
+    Pipeline(f).compile_to_assembly(path, {in}, name, get_host_target());
+    std::ifstream file(path);
+    return std::string((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+}
+
 template <typename T>
 void check_upsampled(int factor, int lanes, int first) {
     CAPTURE(factor);
@@ -105,11 +114,7 @@ TEST_CASE("up-sampling vector loads give every lane's element and read nothing p
         Var x("x");
         f(x) = in(x / 2) * 0.75f + in((x + 1) / 2) * 0.25f;
         f.vectorize(x, 8);
-        const std::string path =
-            (std::filesystem::temp_directory_path() / "tessera_upsampled_load_test.s").string();
-        Pipeline(f).compile_to_assembly(path, {in}, "upsampled", get_host_target());
-        std::ifstream file(path);
-        const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+        const std::string text = assembly_of(f, in, "upsampled");
         CHECK(text.find("gather") == std::string::npos);
         CHECK(text.find("upsampled") != std::string::npos);
     }
@@ -126,11 +131,7 @@ TEST_CASE("an up-sampling read through an inlined Func stays one dense load") {
     source(x) = in(x);
     f(x) = source(x / 2) * 0.75f + source(x / 2 + 1) * 0.25f;
     f.vectorize(x, 8);
-    const std::string path =
-        (std::filesystem::temp_directory_path() / "tessera_upsampled_inlined_test.s").string();
-    Pipeline(f).compile_to_assembly(path, {in}, "upsampled_inlined", get_host_target());
-    std::ifstream file(path);
-    const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    const std::string text = assembly_of(f, in, "upsampled_inlined");
     CHECK(text.find("gather") == std::string::npos);
     CHECK(text.find("upsampled_inlined") != std::string::npos);
 }
