@@ -210,22 +210,24 @@ struct Finished {
 
 // The fastest few candidates measured again, as many runs each as before, and the index of the
 // fastest by all its runs together. Among candidates a few percent apart, the fastest of one
-// measurement each is partly luck, and slower when measured again (the winner's curse).
-size_t remeasure_fastest(std::vector<Finished>& finished, TuneRunner& runner, tune::MeasureSetup& setup,
-                         const std::function<void(const Finished&, const tune::Measurement&)>& record) {
+// measurement each is partly luck, and slower when measured again (the winner's curse). A candidate
+// that fails when measured again (a time limit, a flaky crash) is out, as apply_tuning_records
+// passes it over; where all fail, the fastest of the rest. Nullopt where nothing is left.
+std::optional<size_t> remeasure_fastest(
+    std::vector<Finished>& finished, TuneRunner& runner, tune::MeasureSetup& setup,
+    const std::function<void(const Finished&, const tune::Measurement&)>& record) {
     constexpr size_t remeasured = 3;
     std::vector<size_t> order(finished.size());
     for (size_t i = 0; i < order.size(); i++) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return finished[a].median_ms < finished[b].median_ms; });
-    if (order.size() <= 1) return order.empty() ? 0 : order[0];
-    order.resize(std::min(order.size(), remeasured));
+    if (order.size() <= 1) return order.empty() ? std::nullopt : std::optional<size_t>(order[0]);
+    const size_t again = std::min(order.size(), remeasured);
     std::vector<tune::Candidate> batch;
-    for (size_t i : order) batch.push_back({finished[i].trial, finished[i].plan});
+    for (size_t k = 0; k < again; k++) batch.push_back({finished[order[k]].trial, finished[order[k]].plan});
     const std::vector<tune::Measurement> measured = runner.measure(setup, batch);
-    // A candidate that fails when measured again (a time limit, a flaky crash) is out.
     std::optional<size_t> best;
-    for (size_t k = 0; k < order.size(); k++) {
+    for (size_t k = 0; k < again; k++) {
         Finished& f = finished[order[k]];
         record(f, measured[k]);
         if (measured[k].outcome != tune::Outcome::Ok) continue;
@@ -235,7 +237,8 @@ size_t remeasure_fastest(std::vector<Finished>& finished, TuneRunner& runner, tu
         f.median_ms = sorted[sorted.size() / 2];
         if (!best || f.median_ms < finished[*best].median_ms) best = order[k];
     }
-    return best.value_or(order[0]);
+    if (!best && again < order.size()) best = order[again];
+    return best;
 }
 
 }  // namespace
@@ -322,9 +325,12 @@ TuneResult tune::autotune_with_plan(Pipeline& pipeline, const TuneOptions& optio
     TESSERA_USER_CHECK(result.best_trial >= 0) << "autotune: none of the " << result.trials
                                                << " schedules measured ran correctly (see the records file "
                                                   "for why); the pipeline is left as it was.";
-    const Finished& best = finished[remeasure_fastest(
+    const std::optional<size_t> chosen = remeasure_fastest(
         finished, *runner, setup,
-        [&](const Finished& f, const tune::Measurement& m) { record(f.trial, f.plan, m, true); })];
+        [&](const Finished& f, const tune::Measurement& m) { record(f.trial, f.plan, m, true); });
+    TESSERA_USER_CHECK(chosen) << "autotune: the schedules that ran correctly failed when measured again "
+                                  "(see the records file for why); the pipeline is left as it was.";
+    const Finished& best = finished[*chosen];
     result.best_ms = best.median_ms;
     result.best_trial = best.trial;
     result.seconds = elapsed();

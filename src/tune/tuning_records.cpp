@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "util/error_stream.h"
@@ -119,10 +120,16 @@ void append_record(const std::string& path, const TuningRecord& r) {
 
 std::vector<TuningRecord> ranked_schedules(const std::vector<TuningRecord>& records,
                                            const std::string& signature, const std::string& target) {
+    // A schedule that failed when measured again is passed over, however it ran the first time.
+    std::set<std::string> failed_again;
+    for (const TuningRecord& r : records)
+        if (r.remeasured && !r.ok() && r.signature == signature && r.target == target)
+            failed_again.insert(json::text(r.schedule));
     std::vector<TuningRecord> ranked;
     std::map<std::string, size_t> index_of_schedule;
     for (const TuningRecord& r : records) {
         if (!r.ok() || r.signature != signature || r.target != target) continue;
+        if (failed_again.count(json::text(r.schedule))) continue;
         auto [it, fresh] = index_of_schedule.emplace(json::text(r.schedule), ranked.size());
         if (fresh) {
             ranked.push_back(r);

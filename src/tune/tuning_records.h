@@ -43,7 +43,7 @@ void append_record(const std::string& path, const TuningRecord& r);
 
 // The successful records of the signature and target, one per schedule, fastest first. A schedule
 // measured more than once is timed by the median of all its runs together, so that one lucky
-// measurement does not decide.
+// measurement does not decide; one that failed when measured again is left out.
 std::vector<TuningRecord> ranked_schedules(const std::vector<TuningRecord>& records,
                                            const std::string& signature, const std::string& target);
 

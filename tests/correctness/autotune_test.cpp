@@ -259,6 +259,20 @@ TEST_CASE("a schedule measured again is ranked by all its runs, not by its lucki
     CHECK(ranked[0].median_ms == 2);
     CHECK(ranked[1].median_ms == 3);  // the upper median of 1, 1, 1, 3, 3, 3, 3
     CHECK(ranked[1].times_ms.size() == 7);
+
+    // A schedule that ran fastest once and crashed when measured again is left out.
+    REQUIRE(first.size() >= 3);
+    tune::TuningRecord c = first[2], c_again = first[2];
+    REQUIRE(c.schedule_json != a.schedule_json);
+    REQUIRE(c.schedule_json != b.schedule_json);
+    c.median_ms = 0.5, c.times_ms = {0.5, 0.5, 0.5};
+    c_again.status = "crashed", c_again.median_ms = 0, c_again.times_ms = {}, c_again.remeasured = true;
+    for (const tune::TuningRecord& r : {c, c_again}) tune::append_record(records, r);
+    Sharpen without_crashed;
+    REQUIRE(without_crashed.pipeline.apply_tuning_records(records));
+    CHECK(without_unique_suffixes(without_crashed.pipeline.loop_nest()) ==
+          without_unique_suffixes(expected.pipeline.loop_nest()));
+    CHECK(tune::ranked_schedules(tune::read_records(records), a.signature, a.target).size() == 2);
 }
 
 TEST_CASE("workers that crash or hang lose their trial and nothing else") {
