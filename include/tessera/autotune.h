@@ -38,7 +38,11 @@ struct TuneOptions {
     // measurements), evolution without a model, or random points of the space.
     enum class Search { ModelGuided, Genetic, Random };
     Search search = Search::ModelGuided;
-    int batch_size = 8;         // measured per round of the search
+    int batch_size = 8;  // measured per round of the search
+    // The first candidate is auto_schedule's choice, so that tuning never ends slower than the
+    // automatic scheduler. Off, every search starts from random points of the space (to compare
+    // searches with each other, as TVM's experiments do).
+    bool start_from_auto_schedule = true;
     int parallel_compiles = 0;  // worker processes compiling at once (0: the host's cores)
     double compile_timeout_seconds = 120;
     double run_timeout_seconds = 20;  // for the repetitions of one candidate together

@@ -22,7 +22,8 @@ struct SchedulePoint {
     std::set<std::string> inlined;
     std::vector<Group> groups;  // in realization order of their roots
 
-    // A text that two points share exactly when they make the same plan.
+    // A text that two points share exactly when they make the same choices. Points with different
+    // choices may still make the same plan (a tile as large as its Func or larger, say).
     std::string key() const;
 };
 

@@ -52,16 +52,20 @@ public:
           options_(options),
           rng_(options.seed),
           featurize_(std::move(featurize)),
-          model_(autoschedule::LearnedCostModel::shipped()) {}
+          model_(autoschedule::LearnedCostModel::shipped()) {
+        // Not starting from the scheduler's point means never measuring it.
+        if (!options.start_from_auto_schedule) proposed_.insert(schedule_of(space.initial()));
+    }
 
-    // The next batch of points not measured before, the scheduler's own first of all, whatever the
-    // model makes of it: the search never ends with a schedule slower than auto_schedule's.
+    // The next batch of points not measured before, the scheduler's own first of all (unless the
+    // options say otherwise), whatever the model makes of it: the search never ends with a schedule
+    // slower than auto_schedule's.
     std::vector<SchedulePoint> propose(int count) {
         std::vector<SchedulePoint> batch;
-        if (!initial_given_) {
+        if (!initial_given_ && options_.start_from_auto_schedule) {
             initial_given_ = true;
             batch.push_back(space_.initial());
-            proposed_.insert(batch.back().key());
+            proposed_.insert(schedule_of(batch.back()));
         }
         for (SchedulePoint& p : propose_fresh(count - int(batch.size()))) batch.push_back(std::move(p));
         return batch;
@@ -120,13 +124,23 @@ private:
         return reference_;
     }
 
-    // Points of the space not proposed before.
+    // The schedule a point makes, as text: points that differ in choices without effect (a tile
+    // larger than its Func, say) make the same one, and are measured once.
+    std::string schedule_of(const SchedulePoint& p) const {
+        try {
+            return tune::plan_to_json(space_.plan(p));
+        } catch (const std::exception&) {
+            return "point " + p.key();
+        }
+    }
+
+    // Points of the space whose schedules were not proposed before.
     std::vector<SchedulePoint> fresh_points(int count) {
         std::vector<SchedulePoint> points;
         std::set<std::string> keys;
         for (int attempt = 0; int(points.size()) < count && attempt < 50 * count; attempt++) {
             SchedulePoint p = next_point();
-            const std::string key = p.key();
+            const std::string key = schedule_of(p);
             if (proposed_.count(key) || !keys.insert(key).second) continue;
             points.push_back(std::move(p));
         }
@@ -135,7 +149,7 @@ private:
 
     std::vector<SchedulePoint> keep(std::vector<SchedulePoint> points, int count) {
         if (int(points.size()) > count) points.resize(size_t(count));
-        for (const SchedulePoint& p : points) proposed_.insert(p.key());
+        for (const SchedulePoint& p : points) proposed_.insert(schedule_of(p));
         return points;
     }
 

@@ -179,6 +179,31 @@ TEST_CASE("the model-guided search measures the automatic scheduler's schedule f
           without_unique_suffixes(from_scheduler.pipeline.loop_nest()));
 }
 
+TEST_CASE("a search told not to start from the automatic scheduler never measures its schedule") {
+    // A record's schedule is the text after "schedule": (loop nests do not show split factors).
+    auto schedule_of = [](const std::string& line) { return line.substr(line.find("\"schedule\":")); };
+    const auto dir = scratch_files::fresh_dir("autotune_random_start");
+    const std::string from_scheduler = (dir / "scheduler.jsonl").string();
+    MatrixProduct first;
+    autotune(first.pipeline, quick_options(from_scheduler, 1));
+    const auto scheduler_lines = lines_of(from_scheduler);
+    REQUIRE(!scheduler_lines.empty());
+    const std::string scheduler_schedule = schedule_of(scheduler_lines[0]);
+
+    const std::string records = (dir / "records.jsonl").string();
+    MatrixProduct tuned;
+    TuneOptions options = quick_options(records, 12);
+    options.search = TuneOptions::Search::Random;
+    options.start_from_auto_schedule = false;
+    autotune(tuned.pipeline, options);
+    int measured = 0;
+    for (const std::string& line : lines_of(records)) {
+        measured++;
+        CHECK_MESSAGE(schedule_of(line) != scheduler_schedule, line);
+    }
+    CHECK(measured >= 12);
+}
+
 TEST_CASE("records of other pipelines, other targets, or lines cut short are passed over") {
     const auto dir = scratch_files::fresh_dir("autotune_records");
     const std::string records = (dir / "records.jsonl").string();
