@@ -3,7 +3,7 @@
 # random searches, from random starts, on SGEMM 1024 and a detector convolution, under each seed)
 # and draws the first seed's re-measured curves as PNGs.
 #
-#   scripts/tuning_curves.sh [TRIALS] [SEEDS] [OUT_DIR]      e.g. scripts/tuning_curves.sh 60 1,2,3
+#   scripts/tuning_curves.sh [TRIALS] [SEEDS] [OUT_DIR]      e.g. scripts/tuning_curves.sh 40 1,2,3
 set -euo pipefail
 cd "$(dirname "$0")/.."
 trials="${1:-60}"
