@@ -28,11 +28,6 @@ void merge_box(Box& into, const Box& other) {
         into[d] = ir::interval_union(into[d], other[d]);
 }
 
-Box box_of(const std::map<std::string, Box>& boxes, const std::string& name) {
-    auto it = boxes.find(name);
-    return it == boxes.end() ? Box() : it->second;
-}
-
 void check_bounded(const std::string& name, const Box& box) {
     for (size_t d = 0; d < box.size(); d++) {
         TESSERA_USER_CHECK(box[d].is_bounded())
@@ -108,7 +103,7 @@ private:
 
     // A Func computed at this site covers what its consumers here touch.
     void define_computed(const lang::FunctionContents& f, const SiteContents& site) {
-        Box required = box_of(ir::boxes_touched(site.consume.at(f.name)), f.name);
+        Box required = ir::box_touched(site.consume.at(f.name), f.name);
         if (required.empty()) {
             // Nothing reads f here (its consumers were optimized away): compute nothing.
             for (int d = 0; d < f.dimensions(); d++)
@@ -126,7 +121,7 @@ private:
             Box region = computed;
             merge_box(region, later);
             define_update_loops(f, k, region);
-            Box touched = box_of(ir::boxes_touched(build_stage_loop_nest(f, k, false)), f.name);
+            Box touched = ir::box_touched(build_stage_loop_nest(f, k, false), f.name);
             check_bounded(f.name, touched);
             merge_box(later, touched);
         }
@@ -197,7 +192,7 @@ private:
 
     // A Func's storage covers what its store loop's body touches of it.
     void define_realized(const lang::FunctionContents& f, const ir::Stmt& body) {
-        Box box = box_of(ir::boxes_touched(body), f.name);
+        Box box = ir::box_touched(body, f.name);
         check_bounded(f.name, box);
         for (int d = 0; d < f.dimensions(); d++) {
             const ir::Interval realized = realized_region(f, d, box[d]);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ir/equal.h"
 #include "ir/interval.h"
@@ -137,10 +138,92 @@ std::optional<int64_t> constant_width(const Interval& i) {
     return as_const_int(simplify(i.max - i.min));
 }
 
+// The names whose intervals can change the box of one Func or image: the variables of its
+// coordinates and of the conditions around its accesses, and, through the lets and loops that bind
+// them, every name their values and bounds read. Other lets and loops need not be bounded at all;
+// in a loop nest of many Funcs, bounding them all for each Func's box is most of the work.
+// Relevance goes by name, not by binder: every binder of a relevant name is relevant.
+class RelevantNames : public Visitor {
+public:
+    explicit RelevantNames(const std::string& target) : target(target) {}
+
+    std::unordered_set<std::string> closure() const {
+        std::unordered_set<std::string> relevant;
+        std::vector<std::string> pending(seeds.begin(), seeds.end());
+        while (!pending.empty()) {
+            std::string name = std::move(pending.back());
+            pending.pop_back();
+            if (!relevant.insert(name).second) continue;
+            auto it = reads.find(name);
+            if (it == reads.end()) continue;
+            for (const std::string& n : it->second) {
+                if (!relevant.count(n)) pending.push_back(n);
+            }
+        }
+        return relevant;
+    }
+
+private:
+    const std::string& target;
+    std::set<std::string> seeds;
+    std::unordered_map<std::string, std::set<std::string>> reads;  // by the binders of each name
+    std::vector<std::set<std::string>> conditions;                 // of the ifs around the node visited
+
+    void binds(const std::string& name, const Expr& e) { collect_names(e, reads[name]); }
+
+    void accessed(const std::vector<Expr>& coordinates) {
+        for (const Expr& c : coordinates) collect_names(c, seeds);
+        for (const std::set<std::string>& names : conditions) seeds.insert(names.begin(), names.end());
+    }
+
+    void visit(const Call* op) override {
+        if (op->name == target && (op->call_type == CallType::Func || op->call_type == CallType::Image))
+            accessed(op->args);
+        Visitor::visit(op);
+    }
+    void visit(const Provide* op) override {
+        if (op->name == target) accessed(op->args);
+        Visitor::visit(op);
+    }
+    // A chain of lets at once, as Visitor walks them.
+    template <typename LetT>
+    void let_chain(const LetT* let) {
+        while (true) {
+            binds(let->name, let->value);
+            include(let->value);
+            const LetT* next = let->body.template as<LetT>();
+            if (!next) break;
+            let = next;
+        }
+        include(let->body);
+    }
+    void visit(const Let* op) override { let_chain(op); }
+    void visit(const LetStmt* op) override { let_chain(op); }
+    void visit(const For* op) override {
+        binds(op->name, op->min);
+        binds(op->name, op->extent);
+        Visitor::visit(op);
+    }
+    void visit(const IfThenElse* op) override {
+        include(op->condition);
+        conditions.emplace_back();
+        collect_names(op->condition, conditions.back());
+        include(op->then_case);
+        if (op->else_case.defined()) include(op->else_case);
+        conditions.pop_back();
+    }
+};
+
 class BoxesTouched : public Visitor {
 public:
     explicit BoxesTouched(const std::map<std::string, Interval>& s) {
         for (const auto& [name, interval] : s) set(name, interval);
+    }
+    // Boxes of one Func or image only, bounding only the lets and loops that its box depends on.
+    BoxesTouched(const std::map<std::string, Interval>& s, const std::string& target,
+                 std::unordered_set<std::string> relevant)
+        : BoxesTouched(s) {
+        only = Only{target, std::move(relevant)};
     }
     std::map<std::string, Box> boxes;
 
@@ -157,6 +240,14 @@ public:
     }
 
 private:
+    struct Only {
+        std::string target;
+        std::unordered_set<std::string> relevant;
+    };
+    std::optional<Only> only;
+    bool wanted(const std::string& access) const { return !only || access == only->target; }
+    bool bounded(const std::string& binder) const { return !only || only->relevant.count(binder); }
+
     // Ends of let and loop intervals larger than this are given names of their own (defined by Lets
     // around the results), as Halide does: substituted in full, the ends of nested loops and lets
     // grow with every level (each end mentions the ends of the level outside, often several
@@ -337,12 +428,13 @@ private:
     }
 
     void visit(const Call* op) override {
-        if (op->call_type == CallType::Func || op->call_type == CallType::Image) touch(op->name, op->args);
+        if ((op->call_type == CallType::Func || op->call_type == CallType::Image) && wanted(op->name))
+            touch(op->name, op->args);
         Visitor::visit(op);
     }
 
     void visit(const Provide* op) override {
-        touch(op->name, op->args);
+        if (wanted(op->name)) touch(op->name, op->args);
         Visitor::visit(op);
     }
 
@@ -353,8 +445,10 @@ private:
         const LetT* let = op;
         while (true) {
             include(let->value);
-            Interval value = bounds_of_expr(cancelled_differences(let->value), scope);
-            saved.push_back(bind(let->name, named_ends(let->name, value), let->value));
+            if (bounded(let->name)) {
+                Interval value = bounds_of_expr(cancelled_differences(let->value), scope);
+                saved.push_back(bind(let->name, named_ends(let->name, value), let->value));
+            }
             const LetT* next = let->body.template as<LetT>();
             if (!next) break;
             let = next;
@@ -465,6 +559,10 @@ private:
     void visit(const For* op) override {
         include(op->min);
         include(op->extent);
+        if (!bounded(op->name)) {
+            include(op->body);
+            return;
+        }
         Interval min = bounds_of_expr(cancelled_differences(op->min), scope);
         Interval extent = bounds_of_expr(cancelled_differences(op->extent), scope);
         Expr last = interval_ends::sub(interval_ends::add(min.max, extent.max), make_one(Int(32)));
@@ -580,6 +678,16 @@ std::map<std::string, Box> boxes_touched(const Stmt& s, const std::map<std::stri
     BoxesTouched b(scope);
     b.include(s);
     return b.result();
+}
+
+Box box_touched(const Stmt& s, const std::string& name) {
+    RelevantNames relevance(name);
+    relevance.include(s);
+    BoxesTouched b({}, name, relevance.closure());
+    b.include(s);
+    std::map<std::string, Box> boxes = b.result();
+    auto it = boxes.find(name);
+    return it == boxes.end() ? Box() : std::move(it->second);
 }
 
 }  // namespace tessera::ir

@@ -78,6 +78,9 @@ ConstantScope constant_scope(const std::map<std::string, Interval>& scope);
 // scope's intervals).
 std::map<std::string, Box> boxes_touched(const Expr& e, const std::map<std::string, Interval>& scope = {});
 std::map<std::string, Box> boxes_touched(const Stmt& s, const std::map<std::string, Interval>& scope = {});
+// The box of one Func or image in boxes_touched(s), or an empty box where s does not touch it; faster,
+// as it bounds only the lets and loops that box depends on.
+Box box_touched(const Stmt& s, const std::string& name);
 
 // Narrowing a scope by a condition known to be true (or false) where some code runs: `x < n`
 // bounds x above by the upper bound of n - 1, and so on for the variables in scope that the

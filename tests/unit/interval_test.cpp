@@ -222,6 +222,26 @@ TEST_CASE("boxes touched by a loop nest: calls, provides, loops, lets and ifs") 
     CHECK(str(boxes["f"][0]) == "[0, 3]");
 }
 
+TEST_CASE("the box of one Func alone equals its box among all, through lets, loops and ifs") {
+    // for x in [0, n): let t = x + 2, let u = x * 3; for y in [t, t + 4): if (y < m) g(t, y); h(u)
+    Expr t = int_var("t"), u = int_var("u"), m = int_var("m");
+    Stmt g_site = IfThenElse::make(LT::make(y, m), Evaluate::make(func_call(Int(32), "g", {t, y})));
+    Stmt inner = For::make("y", t, i32(4), ForKind::Serial, g_site);
+    Stmt body = Block::make(inner, Evaluate::make(func_call(Int(32), "h", {u})));
+    Stmt nest =
+        For::make("x", i32(0), n, ForKind::Serial,
+                  LetStmt::make("t", Add::make(x, i32(2)), LetStmt::make("u", Mul::make(x, i32(3)), body)));
+    std::map<std::string, Box> all = boxes_touched(nest);
+    for (const std::string name : {"g", "h"}) {
+        CAPTURE(name);
+        Box alone = box_touched(nest, name);
+        REQUIRE(alone.size() == all[name].size());
+        for (size_t d = 0; d < alone.size(); d++) CHECK(str(alone[d]) == str(all[name][d]));
+    }
+    CHECK(str(box_touched(nest, "g")[1]) == "[2, min((n + 4), (m - 1))]");
+    CHECK(box_touched(nest, "nothing").empty());
+}
+
 TEST_CASE("unbounded coordinates give unbounded boxes, which bounds inference reports") {
     Stmt s = Evaluate::make(func_call(Int(32), "g", {func_call(Int(32), "f", {x})}));
     std::map<std::string, Box> boxes = boxes_touched(For::make("x", i32(0), i32(10), ForKind::Serial, s));
