@@ -131,8 +131,17 @@ void measure_pipeline(int id, uint32_t seed, int schedules, std::ostream& out) {
     std::vector<tune::Candidate> batch;
     std::vector<std::vector<float>> features;
     for (size_t i = 0; i < points.size(); i++) {
-        batch.push_back({int(i), space.plan(points[i])});
-        features.push_back(autoschedule::plan_features(batch.back().plan, outputs, values, machine));
+        // A point whose plan the schedule's own checks refuse (as the tuner loses such a trial) is
+        // left out; its index keeps its features' place.
+        try {
+            tune::Candidate candidate{int(i), space.plan(points[i])};
+            features.push_back(autoschedule::plan_features(candidate.plan, outputs, values, machine));
+            batch.push_back(std::move(candidate));
+        } catch (const CompileError& e) {
+            features.emplace_back();
+            std::cerr << "cost_model_trainer: pipeline " << id << ", schedule " << i
+                      << " left out: " << e.what() << "\n";
+        }
     }
     int ok = 0;
     for (size_t start = 0; start < batch.size(); start += 8) {
@@ -150,7 +159,7 @@ void measure_pipeline(int id, uint32_t seed, int schedules, std::ostream& out) {
     }
     out.flush();
     std::cerr << "cost_model_trainer: pipeline " << id << ": " << def.stages.size() << " stages, " << ok
-              << " of " << batch.size() << " schedules measured\n";
+              << " of " << points.size() << " schedules measured\n";
 }
 
 struct Dataset {
