@@ -44,6 +44,10 @@ bool well_formed(const SchedulePoint& p, const PipelineAnalysis& a) {
             if (!a.has_stage(m) || !group.emplace(m, g).second) return false;
     }
     if (group.size() != a.stages.size()) return false;
+    // Members are computed at a loop of the root's pure definition, which a root with updates
+    // (other than a register tile's, whose updates are tiled alike) does not run last.
+    for (const Group& g : p.groups)
+        if (!g.members.empty() && a.stage(g.root).has_updates && !g.register_tile) return false;
     for (const Group& g : p.groups)
         for (const std::string& m : g.members)
             for (const std::string& c : a.stage(m).consumers)
@@ -190,9 +194,16 @@ bool ScheduleSpace::split_group(SchedulePoint& p, std::mt19937_64& rng) const {
                         [&](const std::string& c) { return moved.count(c); }))
             moved.insert(*it);
     }
+    // A Func with updates takes no members (see well_formed): those it reads are computed at root.
+    const bool takes_members = !a.analysis.stage(leaving).has_updates;
     Group out = singleton_group(a.analysis, a.machine, leaving);
-    for (const std::string& m : g.members)
-        if (m != leaving && moved.count(m)) out.members.push_back(m);
+    for (const std::string& m : g.members) {
+        if (m == leaving || !moved.count(m)) continue;
+        if (takes_members)
+            out.members.push_back(m);
+        else
+            p.groups.push_back(singleton_group(a.analysis, a.machine, m));
+    }
     std::erase_if(g.members, [&](const std::string& m) { return moved.count(m) != 0; });
     p.groups.push_back(out);
     sort_groups(p, a.analysis);

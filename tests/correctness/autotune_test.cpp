@@ -21,6 +21,7 @@
 
 #include "../scratch_files.h"
 #include "../tuning_pipelines.h"
+#include "lowering/lower.h"
 #include "schedule/auto/schedule_space.h"
 #include "tune/tuning_records.h"
 #include "util/json.h"
@@ -402,4 +403,42 @@ TEST_CASE("points of the tuner's space, many mutations from the scheduler's, com
         for (int y = 0; y < n; y++)
             for (int x = 0; x < n; x++) REQUIRE(got(x, y) == product(x, y));
     }
+}
+
+TEST_CASE("points of the tuner's space around a scan make plans that the schedule's checks accept") {
+    // in -> doubled -> scan (a running sum along x) -> output: joined into the output's group and
+    // split out again, the scan must not take the Func it reads as a member, computed at a loop of
+    // its pure definition, which its update does not run inside.
+    const int width = 45, height = 30;
+    const Buffer<float> input = random_image(width, height, 7);
+    auto pipeline = [&] {
+        Func doubled("doubled"), scan("scan"), output("output");
+        Var x("x"), y("y");
+        RDom r(1, width - 1, "r");
+        doubled(x, y) = sqrt(input(x, y)) * exp(input(x, y));  // costly: computed once, not inlined
+        scan(x, y) = doubled(x, y) + doubled(x, min(y + 1, height - 1));
+        scan(r, y) += scan(r - 1, y);
+        output(x, y) = scan(x, y) + scan(x, min(y + 1, height - 1));
+        output.set_estimates({{0, width}, {0, height}});
+        return output;
+    };
+    const Buffer<float> expected = pipeline().realize({width, height});
+    std::mt19937_64 rng(11);
+    int realized = 0;
+    for (int walk = 0; walk < 40; walk++) {
+        Func output = pipeline();
+        const autoschedule::ScheduleSpace space({output.function()}, get_host_target(),
+                                                MachineParams(4, 8 << 20, 40));
+        autoschedule::SchedulePoint p = space.initial();
+        for (int step = 0; step < 8; step++) p = space.mutate(p, rng);
+        const autoschedule::SchedulePlan plan = space.plan(p);
+        CAPTURE(p.key());
+        CAPTURE(autoschedule::plan_source(plan));
+        REQUIRE_NOTHROW(autoschedule::apply_plan(plan));
+        REQUIRE_NOTHROW(lowering::lower_loop_nest({output.function()}));
+        if (walk % 8 != 0) continue;  // compiling every point would take long; lowering checks each
+        realized++;
+        CHECK(same_bits(output.realize({width, height}), expected));
+    }
+    CHECK(realized == 5);
 }
