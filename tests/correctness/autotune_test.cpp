@@ -424,7 +424,6 @@ TEST_CASE("points of the tuner's space around a scan make plans that the schedul
     };
     const Buffer<float> expected = pipeline().realize({width, height});
     std::mt19937_64 rng(11);
-    int realized = 0;
     for (int walk = 0; walk < 40; walk++) {
         Func output = pipeline();
         const autoschedule::ScheduleSpace space({output.function()}, get_host_target(),
@@ -437,8 +436,6 @@ TEST_CASE("points of the tuner's space around a scan make plans that the schedul
         REQUIRE_NOTHROW(autoschedule::apply_plan(plan));
         REQUIRE_NOTHROW(lowering::lower_loop_nest({output.function()}));
         if (walk % 8 != 0) continue;  // compiling every point would take long; lowering checks each
-        realized++;
         CHECK(same_bits(output.realize({width, height}), expected));
     }
-    CHECK(realized == 5);
 }

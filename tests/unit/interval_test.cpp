@@ -223,14 +223,18 @@ TEST_CASE("boxes touched by a loop nest: calls, provides, loops, lets and ifs") 
 }
 
 TEST_CASE("the box of one Func alone equals its box among all, through lets, loops and ifs") {
-    // for x in [0, n): let t = x + 2, let u = x * 3; for y in [t, t + 4): if (y < m) g(t, y); h(u)
-    Expr t = int_var("t"), u = int_var("u"), m = int_var("m");
-    Stmt g_site = IfThenElse::make(LT::make(y, m), Evaluate::make(func_call(Int(32), "g", {t, y})));
+    // for x in [0, n): let t = x + 2, let u = x * 3, let v = x + 3;
+    //   for y in [t, t + 4): if (y < v) g(t, y); h(u)
+    // g's box needs the loop over y (through its coordinate), the let t (the loop's min and the
+    // coordinate) and the let v (the condition around it); h's needs the second let of the chain.
+    Expr t = int_var("t"), u = int_var("u"), v = int_var("v");
+    Stmt g_site = IfThenElse::make(LT::make(y, v), Evaluate::make(func_call(Int(32), "g", {t, y})));
     Stmt inner = For::make("y", t, i32(4), ForKind::Serial, g_site);
     Stmt body = Block::make(inner, Evaluate::make(func_call(Int(32), "h", {u})));
-    Stmt nest =
-        For::make("x", i32(0), n, ForKind::Serial,
-                  LetStmt::make("t", Add::make(x, i32(2)), LetStmt::make("u", Mul::make(x, i32(3)), body)));
+    Stmt lets = LetStmt::make(
+        "t", Add::make(x, i32(2)),
+        LetStmt::make("u", Mul::make(x, i32(3)), LetStmt::make("v", Add::make(x, i32(3)), body)));
+    Stmt nest = For::make("x", i32(0), n, ForKind::Serial, lets);
     std::map<std::string, Box> all = boxes_touched(nest);
     for (const std::string name : {"g", "h"}) {
         CAPTURE(name);
@@ -238,7 +242,7 @@ TEST_CASE("the box of one Func alone equals its box among all, through lets, loo
         REQUIRE(alone.size() == all[name].size());
         for (size_t d = 0; d < alone.size(); d++) CHECK(str(alone[d]) == str(all[name][d]));
     }
-    CHECK(str(box_touched(nest, "g")[1]) == "[2, min((n + 4), (m - 1))]");
+    CHECK(str(box_touched(nest, "g")[1]) == "[2, (n + 1)]");  // y < x + 3, x <= n - 1
     CHECK(box_touched(nest, "nothing").empty());
 }
 
