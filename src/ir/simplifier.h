@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ir/constant_bounds.h"
+#include "ir/equal.h"
 #include "ir/interval.h"
 #include "ir/linear_form.h"
 #include "ir/modulus_remainder.h"
@@ -93,6 +94,19 @@ private:
     std::unordered_map<std::string, int> bound_now;  // binders of each name around the current node
     // Results for nodes shared with other trees, valid until the scope changes.
     std::unordered_map<const ExprNode*, std::pair<Expr, Expr>> memo;
+    // Each name's version: a new one whenever its interval, constant range or binding order
+    // changes. A proof depends only on the names it reads and, transitively, the names their
+    // intervals read.
+    std::unordered_map<std::string, uint64_t> versions;
+    uint64_t clock = 0;
+    // Bounds found by eliminate_scope_variables, lower [0] and upper [1], with the versions of the
+    // names they depend on. The same bound is asked for under many scopes that differ only in names
+    // it does not read (each Let inside an expression is a new scope).
+    struct Eliminated {
+        std::vector<std::pair<std::string, uint64_t>> depends_on;
+        Expr bound;
+    };
+    std::map<Expr, Eliminated, ExprLess> eliminated[2];
 
     // ---- Binding names (simplify_scope.cpp) ----
     struct Saved {
@@ -113,21 +127,28 @@ private:
     void set_interval(const std::string& name, const std::optional<Interval>& interval,
                       bool with_constant = true);
     void count_references(const Interval& i, int delta);
+    void touch(const std::string& name) { versions[name] = ++clock; }
+    std::vector<std::pair<std::string, uint64_t>> dependencies(const Expr& e) const;
+    bool still_valid(const Eliminated& cached) const;
     std::optional<ConstantInterval> constant_range(const Interval& i) const;
     std::optional<Interval> binding_interval(const Expr& value);
     bool can_substitute(const Expr& value) const;
     Stmt in_branch(const Expr& condition, bool holds, const Stmt& s);
 
     // ---- Proofs (simplify_expr.cpp) ----
+    // Which ends of a range a proof needs: refining an end from symbolic intervals is the costly
+    // part, and a proof of a <= b only needs the lower end of b - a.
+    enum class Ends { both, lower };
     // The constant range e is proved to lie in, using the intervals in scope; empty if e is not an
-    // integer.
-    std::optional<ConstantInterval> proven_range(const Expr& e);
-    void refine_range(ConstantInterval& r, const Expr& e);
-    Expr eliminate_scope_variables(Expr e, bool lower);
+    // integer. An end not asked for may be looser than it could be.
+    std::optional<ConstantInterval> proven_range(const Expr& e, Ends ends = Ends::both);
+    void refine_range(ConstantInterval& r, const Expr& e, Ends ends);
+    Expr eliminate_scope_variables(const Expr& e, bool lower);
+    Expr eliminate_uncached(Expr e, bool lower);
     ConstantInterval form_range(const LinearForm& f);
     // Whether a <= b is proved (integers only).
     bool prove_le(const Expr& a, const Expr& b);
-    std::optional<ConstantInterval> difference_range(const Expr& a, const Expr& b);
+    std::optional<ConstantInterval> difference_range(const Expr& a, const Expr& b, Ends ends = Ends::both);
     bool mentions_symbolic_interval(const Expr& e);
 
     // ---- Rules (simplify_expr.cpp) ----

@@ -200,7 +200,7 @@ Expr Simplifier::visit(const Call* op) {
 
 // ---- Proofs ----
 
-std::optional<ConstantInterval> Simplifier::proven_range(const Expr& e) {
+std::optional<ConstantInterval> Simplifier::proven_range(const Expr& e, Ends ends) {
     const Type t = e.type().element_of();
     if (!t.is_int_or_uint()) return std::nullopt;
     if (auto k = as_exact_int(e)) return ConstantInterval::point(*k);
@@ -209,15 +209,16 @@ std::optional<ConstantInterval> Simplifier::proven_range(const Expr& e) {
     LinearForm f = linear_form_of(e);
     ConstantInterval r = f.exact ? form_range(f) : *constant_bounds(e, constants);
     // Symbolic intervals (a loop over [0, n - 1]) prove what constants cannot (x <= n - 1).
-    if (in_requirement == 0 && mentions_symbolic_interval(e)) refine_range(r, e);
+    if (in_requirement == 0 && mentions_symbolic_interval(e)) refine_range(r, e, ends);
     return r;
 }
 
-void Simplifier::refine_range(ConstantInterval& r, const Expr& e) {
+void Simplifier::refine_range(ConstantInterval& r, const Expr& e, Ends ends) {
     if (Expr lo = eliminate_scope_variables(e, true); lo.defined()) {
         LinearForm f = linear_form_of(lo);
         if (f.exact) r.min = std::max(r.min, form_range(f).min);
     }
+    if (ends == Ends::lower) return;
     if (Expr hi = eliminate_scope_variables(e, false); hi.defined()) {
         LinearForm f = linear_form_of(hi);
         if (f.exact) r.max = std::min(r.max, form_range(f).max);
@@ -238,22 +239,23 @@ ConstantInterval Simplifier::form_range(const LinearForm& f) {
 // The exact value of b - a lies in the result. For Int(32)/Int(64) the difference is taken as a
 // linear form, which cancels what the sides share; otherwise (wrapping types, or a difference that
 // does not fit the type, like x - INT_MIN) the sides' ranges are subtracted.
-std::optional<ConstantInterval> Simplifier::difference_range(const Expr& a, const Expr& b) {
+std::optional<ConstantInterval> Simplifier::difference_range(const Expr& a, const Expr& b, Ends ends) {
     const Type t = a.type();
     if (!t.is_int_or_uint() || t.is_bool() || !t.is_scalar()) return std::nullopt;
     if (assumes_no_overflow(t)) {
         if (std::optional<LinearForm> d = exact_difference(b, a)) {
             if (d->is_constant()) return ConstantInterval::point(d->constant);
-            return proven_range(d->to_expr());
+            return proven_range(d->to_expr(), ends);
         }
     }
-    auto ra = proven_range(a), rb = proven_range(b);
+    // The lower end of b - a is min(b) - max(a): it needs only the lower end of b.
+    auto ra = proven_range(a), rb = proven_range(b, ends);
     if (!ra || !rb) return std::nullopt;
     return *rb - *ra;
 }
 
 bool Simplifier::prove_le(const Expr& a, const Expr& b) {
-    auto d = difference_range(a, b);
+    auto d = difference_range(a, b, Ends::lower);
     return d && d->min >= 0;
 }
 

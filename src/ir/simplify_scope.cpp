@@ -97,7 +97,10 @@ void Simplifier::assume(const std::map<std::string, Interval>& known) {
         pending.erase(ready);
     }
     // Known intervals may be written in terms of each other: derive their constant ranges together.
-    for (auto& [name, range] : constant_scope(known)) constants[name] = range;
+    for (auto& [name, range] : constant_scope(known)) {
+        constants[name] = range;
+        touch(name);
+    }
 }
 
 void Simplifier::count_binders(const Expr& e) { BinderCounter(binder_count).include(e); }
@@ -132,11 +135,54 @@ bool Simplifier::mentions_symbolic_interval(const Expr& e) {
     return false;
 }
 
-// A bound (lower or upper) of e in which no variable of scope is left, or an undefined Expr. Each
-// step bounds the expression as the variable bound last ranges over its interval, the others held
-// fixed: intervals are written in terms of earlier names, so relations survive (x - y with x in
-// [y, y + 3] is at least 0). A few steps at most; constant ranges cover what is left.
-Expr Simplifier::eliminate_scope_variables(Expr e, bool lower) {
+// A bound (lower or upper) of e in which no variable of scope is left, or an undefined Expr: found
+// once for each state of the names it depends on.
+Expr Simplifier::eliminate_scope_variables(const Expr& e, bool lower) {
+    auto& cache = eliminated[lower ? 0 : 1];
+    auto it = cache.find(e);
+    if (it != cache.end() && still_valid(it->second)) return it->second.bound;
+    Expr bound = eliminate_uncached(e, lower);
+    cache.insert_or_assign(e, Eliminated{dependencies(e), bound});
+    return bound;
+}
+
+// The names e reads and those the intervals in scope of these names read, transitively, with
+// their versions.
+std::vector<std::pair<std::string, uint64_t>> Simplifier::dependencies(const Expr& e) const {
+    std::unordered_set<std::string> names = variables_read(e);
+    std::vector<std::string> pending(names.begin(), names.end());
+    while (!pending.empty()) {
+        const std::string name = std::move(pending.back());
+        pending.pop_back();
+        auto i = scope.find(name);
+        if (i == scope.end()) continue;
+        for (const Expr& end : {i->second.min, i->second.max}) {
+            if (!end.defined() || is_constant_end(end)) continue;
+            for (const std::string& n : variables_read(end)) {
+                if (names.insert(n).second) pending.push_back(n);
+            }
+        }
+    }
+    std::vector<std::pair<std::string, uint64_t>> result;
+    for (const std::string& n : names) {
+        auto v = versions.find(n);
+        result.emplace_back(n, v == versions.end() ? 0 : v->second);
+    }
+    return result;
+}
+
+bool Simplifier::still_valid(const Eliminated& cached) const {
+    for (const auto& [name, version] : cached.depends_on) {
+        auto v = versions.find(name);
+        if ((v == versions.end() ? 0 : v->second) != version) return false;
+    }
+    return true;
+}
+
+// Each step bounds the expression as the variable bound last ranges over its interval, the others
+// held fixed: intervals are written in terms of earlier names, so relations survive (x - y with x
+// in [y, y + 3] is at least 0). A few steps at most; constant ranges cover what is left.
+Expr Simplifier::eliminate_uncached(Expr e, bool lower) {
     BoundsOptions options;
     options.constant_scope = &constants;
     options.max_size = 64;
@@ -171,6 +217,7 @@ void Simplifier::set_interval(const std::string& name, const std::optional<Inter
     }
     std::optional<ConstantInterval> constant =
         usable && with_constant ? constant_range(*usable) : std::nullopt;
+    touch(name);
     auto it = scope.find(name);
     if (it != scope.end()) {
         count_references(it->second, -1);
@@ -232,9 +279,11 @@ void Simplifier::leave(Saved& saved) {
     else
         constants.erase(saved.name);
     if (saved.order) binding_order[saved.name] = *saved.order;
+    touch(saved.name);
     for (size_t k = saved.hidden.size(); k-- > 0;) {
         set_interval(saved.hidden[k].first, saved.hidden[k].second, false);
         binding_order[saved.hidden[k].first] = saved.hidden_order[k];
+        touch(saved.hidden[k].first);
     }
 }
 
