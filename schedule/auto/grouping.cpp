@@ -289,17 +289,20 @@ bool read_point_for_point(const PipelineAnalysis& a, const StageNode& r) {
     return true;
 }
 
-// The register tile, most registers holding sums and the rest the operands: of a matrix product,
-// two vectors across the innermost dimension by 8 rows with 32 vector registers, 6 with 16; of
-// more dimensions (a convolution), one vector by 4 x 6 rows of the next two, or 2 x 3 (clamped to
-// their extents). The outer dimensions (a batch) are not tiled: the tiles shift inwards at the
-// edges, which needs an extent at least the tile's, and a batch is often smaller than estimated.
+// The register tile, most registers holding sums and the rest the operands: two vectors across the
+// innermost dimension where it holds them (each value broadcast from the other operand then feeds
+// two multiply-adds), else one; of a matrix product, by 8 rows with 32 vector registers, 6 with
+// 16; of more dimensions (a convolution), by 4 x 6 rows of the next two, or 2 x 3 (4 x 3 and 2 x 3
+// with two vectors), clamped to their extents. The outer dimensions (a batch) are not tiled: the
+// tiles shift inwards at the edges, which needs an extent at least the tile's, and a batch is often
+// smaller than estimated.
 std::vector<int64_t> register_tile_of(const StageNode& root, int lanes, int registers) {
     const bool wide = registers >= 32;
     const bool matrix = root.region.size() == 2;
-    const int64_t vectors = matrix && root.region[0].extent() >= 2 * lanes ? 2 : 1;
-    const std::vector<int64_t> rows =
-        matrix ? std::vector<int64_t>{wide ? 8 : 6} : std::vector<int64_t>{wide ? 4 : 2, wide ? 6 : 3};
+    const int64_t vectors = root.region[0].extent() >= 2 * lanes ? 2 : 1;
+    const std::vector<int64_t> rows = matrix
+                                          ? std::vector<int64_t>{wide ? 8 : 6}
+                                          : std::vector<int64_t>{wide ? 4 : 2, wide && vectors == 1 ? 6 : 3};
     std::vector<int64_t> tile;
     for (size_t d = 0; d < root.region.size(); d++) {
         const int64_t extent = std::max<int64_t>(root.region[d].extent(), 1);

@@ -55,9 +55,11 @@ struct StageNode {
     std::vector<std::string> vars;                           // the pure Vars, innermost first
     std::vector<std::vector<std::string>> update_pure_vars;  // per update: the pure Vars it keeps
     std::vector<std::vector<std::string>> update_rvars;      // per update: its RVars, innermost first
-    Region region;                                           // required by the outputs' estimates
-    std::vector<Footprint> footprints;                       // one per producer read
-    std::vector<std::string> consumers;                      // Funcs (in this analysis) that read it
+    // Per update: the extent of its innermost RVar where it is a constant, else 0.
+    std::vector<int64_t> innermost_rvar_steps;
+    Region region;                       // required by the outputs' estimates
+    std::vector<Footprint> footprints;   // one per producer read
+    std::vector<std::string> consumers;  // Funcs (in this analysis) that read it
     bool is_output = false;
     bool has_updates = false;
     bool user_scheduled = false;  // a schedule the user wrote: kept as it is

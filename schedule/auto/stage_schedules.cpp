@@ -8,6 +8,10 @@ namespace {
 
 using Kind = Directive::Kind;
 
+// The most steps of a register tile's innermost RVar unrolled: with 12 sums in the tile, 192
+// multiply-adds in the loop's body.
+constexpr int64_t kMaxUnrolledReductionSteps = 16;
+
 // Builds the directives of one Func, naming new loops so that they clash with none of its own.
 class FuncBuilder {
 public:
@@ -266,6 +270,14 @@ void register_tile_member(const StageNode& m, const Group& g, int lanes, FuncBui
                 b.stage_call(stage, Kind::Vectorize, {inner[0]}, width, TailStrategy::GuardWithIf);
         }
         for (size_t i = 1; i < inner.size(); i++) b.stage_call(stage, Kind::Unroll, {inner[i]});
+        // A few constant steps of the innermost RVar unrolled too: they read the operands at
+        // constant offsets (a convolution's block of input channels), and the tile's sums are
+        // updated without a loop's bookkeeping between them.
+        if (stage > 0) {
+            const int64_t steps = m.innermost_rvar_steps[size_t(stage - 1)];
+            if (steps > 1 && steps <= kMaxUnrolledReductionSteps)
+                b.stage_call(stage, Kind::Unroll, {LoopName{m.update_rvars[size_t(stage - 1)][0], true}});
+        }
     }
 }
 

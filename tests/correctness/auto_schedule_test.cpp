@@ -277,6 +277,8 @@ TEST_CASE("a convolution read by its activation is computed per register tile, w
     CHECK_MESSAGE(contains(results.schedule_source, ".reorder_storage(v3, v0, v1, v2)"),
                   results.schedule_source);
     CHECK_MESSAGE(contains(results.schedule_source, ".unroll("), results.schedule_source);
+    // The channels summed innermost, 5 steps, unrolled in the tile.
+    CHECK_MESSAGE(contains(results.schedule_source, ".unroll(r_x)"), results.schedule_source);
     Buffer<float> actual = relu.realize({filters, width, height, batch});
     actual.for_each_element(
         [&](int i, int j, int k, int b) { REQUIRE(actual(i, j, k, b) == expected(i, j, k, b)); });
