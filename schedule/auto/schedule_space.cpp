@@ -144,7 +144,8 @@ bool ScheduleSpace::mutate_tile(SchedulePoint& p, std::mt19937_64& rng) const {
 
 // A register tile's shape: one dimension given another size (the innermost in one to four
 // vectors, the others one to twelve rows), as long as its accumulators, one vector each, leave a few
-// of the target's vector registers for the operands.
+// of the target's vector registers for the operands. Where they would not, the other rows shrink,
+// the outermost first, until they do: 2 x 3 rows asked for 4 along the first become 4 x 1.
 bool ScheduleSpace::mutate_register_tile(Group& g, const StageNode& root, const MachineModel& machine,
                                          std::mt19937_64& rng) const {
     const int64_t lanes = machine.vector_lanes.at(g.root);
@@ -154,9 +155,16 @@ bool ScheduleSpace::mutate_register_tile(Group& g, const StageNode& root, const 
                                 : pick(std::vector<int64_t>{1, 2, 3, 4, 6, 8, 12}, rng);
     std::vector<int64_t> tile = g.tile;
     tile[d] = std::min(size, extent);
-    int64_t accumulators = (tile[0] + lanes - 1) / lanes;
-    for (size_t k = 1; k < tile.size(); k++) accumulators *= tile[k];
-    if (tile == g.tile || accumulators > machine.vector_registers - 4) return false;
+    auto accumulators = [&] {
+        int64_t n = (tile[0] + lanes - 1) / lanes;
+        for (size_t k = 1; k < tile.size(); k++) n *= tile[k];
+        return n;
+    };
+    const int64_t budget = machine.vector_registers - 4;
+    for (size_t k = tile.size(); k-- > 1;) {
+        while (k != d && tile[k] > 1 && accumulators() > budget) tile[k]--;
+    }
+    if (tile == g.tile || accumulators() > budget) return false;
     g.tile = tile;
     return true;
 }

@@ -365,6 +365,41 @@ TEST_CASE("the tuner varies a register tile's shape within the vector registers"
     CHECK(shapes.size() >= 3);  // the shape does vary
 }
 
+TEST_CASE("a register tile's rows grow along one dimension in one step, the others shrinking to fit") {
+    // A convolution with two vectors of channels innermost: the scheduler's tile already fills the
+    // registers, so more pixels along x need fewer rows of y in the same step.
+    const Target target = get_host_target();
+    const int lanes = target.natural_vector_size(Float(32));
+    const int registers = target.has_feature(Target::AVX512) ? 32 : 16;
+    ImageParam input(Float(32), 3, "input"), weights(Float(32), 3, "weights");
+    Func conv("conv"), relu("relu");
+    Var c("c"), x("x"), y("y");
+    RDom r(0, 8, 0, 3, "r");
+    conv(c, x, y) = 0.0f;
+    conv(c, x, y) += weights(c, r.x, r.y) * input(r.x, x + r.y, y);
+    relu(c, x, y) = max(conv(c, x, y), 0.0f);
+    relu.set_estimates({{0, 2 * lanes}, {0, 56}, {0, 56}});
+    input.set_estimates({{0, 8}, {0, 58}, {0, 56}});
+    weights.set_estimates({{0, 2 * lanes}, {0, 8}, {0, 3}});
+    const autoschedule::ScheduleSpace space({relu.function()}, target, MachineParams(4, 8 << 20, 40));
+    auto tile_of = [](const autoschedule::SchedulePoint& p) {
+        for (const autoschedule::Group& g : p.groups)
+            if (g.register_tile) return g.tile;
+        return std::vector<int64_t>();
+    };
+    const std::vector<int64_t> initial = tile_of(space.initial());
+    REQUIRE(initial.size() == 3);
+    std::mt19937_64 rng(4);
+    bool wider_rows = false;
+    for (int trial = 0; trial < 300; trial++) {
+        const std::vector<int64_t> tile = tile_of(space.mutate(space.initial(), rng));
+        if (tile.size() != 3) continue;
+        CHECK((tile[0] + lanes - 1) / lanes * tile[1] * tile[2] <= registers - 4);
+        wider_rows = wider_rows || (tile[0] == initial[0] && tile[1] > initial[1] && tile[2] < initial[2]);
+    }
+    CHECK(wider_rows);
+}
+
 TEST_CASE("points of the tuner's space, many mutations from the scheduler's, compute the default's bits") {
     const Buffer<float> image = random_image(Sharpen::width, Sharpen::height, 4);
     const Buffer<float> expected = Sharpen().run(image);
