@@ -292,6 +292,14 @@ TEST_CASE("min and max of provably ordered operands pick one") {
         LetStmt::make("t", Mul::make(y, i32(2)), Store::make("f", Min::make(y, ymin), int_var("t"))));
     CHECK(to_string(simplify(LetStmt::make("ymin", Min::make(m, i32(5)), nest))) ==
           "let ymin = min(m, 5)\nfor (y, ymin, m) {\n  let t = (y * 2)\n  f[t] = ymin\n}\n");
+    // The same bound asked for again under another interval of its variable is proved anew: the
+    // second loop runs x past n, where min(x, n) is n.
+    Expr n1 = int_var("n1");
+    Stmt first = For::make("x", i32(0), n1, ForKind::Serial, Store::make("f", Min::make(x, n1), i32(0)));
+    Stmt second = For::make("x", i32(0), Add::make(n1, i32(5)), ForKind::Serial,
+                            Store::make("f", Min::make(x, n1), i32(1)));
+    CHECK(to_string(simplify(Block::make(first, second))) ==
+          "for (x, 0, n1) {\n  f[0] = x\n}\nfor (x, 0, (n1 + 5)) {\n  f[1] = min(x, n1)\n}\n");
     // Narrow types use their ranges: every uint8 is at most 255.
     Expr u = Variable::make(UInt(8), "u");
     CHECK(s(Min::make(u, c(UInt(8), 255))) == "u");
