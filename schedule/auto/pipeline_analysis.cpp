@@ -359,7 +359,8 @@ StageNode describe_stage(const lowering::Environment& env, const std::string& na
     for (const lang::Definition& u : f.updates) {
         s.update_pure_vars.push_back(pure_vars_of(u));
         s.update_rvars.push_back(rvars_of(u));
-        const std::optional<int64_t> steps = u.rdom ? ir::as_const_int(u.rdom->vars[0].extent) : std::nullopt;
+        const std::optional<int64_t> steps =
+            u.rdom && !u.rdom->vars.empty() ? ir::as_const_int(u.rdom->vars[0].extent) : std::nullopt;
         s.innermost_rvar_steps.push_back(steps.value_or(0));
     }
     s.is_output = env.is_output(name);
